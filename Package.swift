@@ -1,0 +1,19 @@
+// swift-tools-version:5.10
+// subs depends on nothing outside the Swift toolchain: no `.package(...)` entries, ever.
+import PackageDescription
+
+let package = Package(
+    name: "subs",
+    products: [
+        .executable(name: "subs", targets: ["subs"]),
+    ],
+    targets: [
+        .target(name: "SubsJSON"),
+        .target(name: "SubsKit", dependencies: ["SubsJSON"]),
+        .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"]),
+        .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
+        .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON"]),
+        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON"]),
+        .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON"]),
+    ]
+)

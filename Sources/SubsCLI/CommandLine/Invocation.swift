@@ -1,0 +1,84 @@
+// What the parser hands to a command: the command, resolved global options, its own options
+// and positional arguments. Parser (CommandLine/) and commands (Commands/) meet only here.
+
+import SubsKit
+
+public enum CommandName: String, CaseIterable, Sendable {
+    case check, grant, revoke, history
+    case renewCount = "renew-count"
+    case storeInit = "store init"
+    case storeValidate = "store validate"
+    case serve, completion, help
+}
+
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case table, json, jsonl, tsv
+}
+
+public enum ColorMode: String, CaseIterable, Sendable {
+    case auto, always, never
+}
+
+/// Global options after precedence (flag > environment > config file > default) was applied.
+public struct GlobalOptions: Sendable {
+    /// nil: the default path (`$XDG_DATA_HOME/subs/store.json`), which `StoreLocation` computes.
+    public var store: String?
+    public var remote: String?
+    public var provider: String = "subs"
+    public var apiKeyFile: String?
+    /// `--at`, already parsed (`now` resolved against the clock).
+    public var at: Instant?
+    public var format: OutputFormat = .table
+    public var color: ColorMode = .auto
+    public var quiet: Bool = false
+    public var timeout: Double = 10
+    public var offline: Bool = false
+    public var maxAge: ISODuration?
+    /// The config file that was read, if any.
+    public var configPath: String?
+
+    public init() {}
+}
+
+public struct Invocation: Sendable {
+    public var command: CommandName
+    public var global: GlobalOptions
+    /// Positional arguments after the command name (a `-` stays "-": commands read stdin).
+    public var positionals: [String]
+    /// Command options by long name without dashes. Repeatable options keep every value in
+    /// order; flags are present with the value "" when given.
+    public var options: [String: [String]]
+
+    public init(command: CommandName, global: GlobalOptions = GlobalOptions(),
+                positionals: [String] = [], options: [String: [String]] = [:]) {
+        self.command = command
+        self.global = global
+        self.positionals = positionals
+        self.options = options
+    }
+
+    public func value(_ name: String) -> String? { options[name]?.last }
+    public func values(_ name: String) -> [String] { options[name] ?? [] }
+    public func flag(_ name: String) -> Bool { options[name] != nil }
+}
+
+/// A usage error (exit 64): printed as `subs: error: MESSAGE`, then `did you mean 'X'?`
+/// when there is a suggestion, then `usage: ...`.
+public struct UsageError: Error, Equatable, Sendable {
+    public var message: String
+    public var suggestion: String?
+    /// The command whose usage line to print (nil: the top-level usage).
+    public var command: CommandName?
+
+    public init(_ message: String, suggestion: String? = nil, command: CommandName? = nil) {
+        self.message = message
+        self.suggestion = suggestion
+        self.command = command
+    }
+}
+
+/// A bad config file (exit 78): "PATH:LINE: unknown key 'x'".
+public struct ConfigError: Error, Equatable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,80 @@
+// The real process behind a Context: file descriptors, environment, wall clock.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SubsKit
+
+/// The wall clock, read only here.
+public struct SystemClock: Clock {
+    public init() {}
+    public func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Instant(seconds: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
+    }
+}
+
+private final class OutputBuffer: @unchecked Sendable {
+    let fd: Int32
+    var bytes: [UInt8] = []
+    init(fd: Int32) { self.fd = fd }
+    func write(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+    func flush() {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                break // EPIPE and friends: the reader went away; nothing useful to do
+            }
+            offset += n
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+private let standardOutput = OutputBuffer(fd: 1)
+
+extension Context {
+    /// The context of the running process.
+    public static func process() -> Context {
+        signal(SIGPIPE, SIG_IGN)
+        return Context(
+            writeOut: { standardOutput.write($0) },
+            writeErr: { text in
+                standardOutput.flush()
+                let err = OutputBuffer(fd: 2)
+                err.write(text)
+                err.flush()
+            },
+            readIn: { readAll(fd: 0) },
+            environment: ProcessInfo.processInfo.environment,
+            clock: SystemClock(),
+            stdoutIsTerminal: isatty(1) == 1,
+            stderrIsTerminal: isatty(2) == 1,
+            currentDirectory: FileManager.default.currentDirectoryPath)
+    }
+}
+
+func readAll(fd: Int32) -> [UInt8]? {
+    var result: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return nil }
+        if n == 0 { return result }
+        result.append(contentsOf: chunk[0..<n])
+    }
+}
+
+public func flushStandardOutput() { standardOutput.flush() }
+
+public func exitProcess(_ status: ExitCode) -> Never {
+    flushStandardOutput()
+    exit(status.rawValue)
+}

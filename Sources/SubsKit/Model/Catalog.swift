@@ -1,0 +1,47 @@
+// The product catalog of a store: what each product is and which entitlements it unlocks.
+
+public enum ProductType: String, Sendable, CaseIterable {
+    case subscription, nonConsumable, consumable
+}
+
+public struct Product: Equatable, Sendable {
+    public var id: String
+    public var type: ProductType
+    public var entitlements: [String]
+    /// Subscriptions only; nil = no grace period.
+    public var gracePeriod: ISODuration?
+    /// Subscriptions only; defaults to P60D.
+    public var billingRetryPeriod: ISODuration
+
+    public static let defaultBillingRetryPeriod = ISODuration(days: 60)
+
+    public init(id: String, type: ProductType, entitlements: [String],
+                gracePeriod: ISODuration? = nil,
+                billingRetryPeriod: ISODuration = Product.defaultBillingRetryPeriod) {
+        self.id = id
+        self.type = type
+        self.entitlements = entitlements
+        self.gracePeriod = gracePeriod
+        self.billingRetryPeriod = billingRetryPeriod
+    }
+}
+
+public struct Catalog: Equatable, Sendable {
+    /// Products in store order.
+    public var products: [Product]
+    private var byId: [String: Int]
+
+    public init(_ products: [Product]) {
+        self.products = products
+        var byId: [String: Int] = [:]
+        for (i, p) in products.enumerated() { byId[p.id] = i }
+        self.byId = byId
+    }
+
+    public subscript(id: String) -> Product? { byId[id].map { products[$0] } }
+
+    /// Every entitlement id some product unlocks, sorted.
+    public var entitlementIds: [String] {
+        Array(Set(products.flatMap(\.entitlements))).sorted()
+    }
+}

@@ -1,0 +1,119 @@
+// The status of one entitlement at an instant T: the fields of SPEC section 3, in output order.
+
+public enum EntitlementState: String, Sendable, CaseIterable {
+    case active, gracePeriod, billingRetry, paused, expired, revoked
+}
+
+public enum RenewState: String, Sendable, CaseIterable {
+    case willRenew, canceled, billingIssue, nonRenewable, unknown
+}
+
+public enum PeriodType: String, Sendable, CaseIterable {
+    case normal, trial, intro, promotional
+}
+
+/// `source` of an entitlement: where the money came from, or `manual` for grants.
+public enum EntitlementSource: String, Sendable, CaseIterable {
+    case appstore, playstore, stripe, amazon, unknown, manual
+}
+
+public enum GrantType: String, Sendable, CaseIterable {
+    case purchase, familySharing, offerCode, manual
+}
+
+/// Which kind of source describes the entitlement.
+public enum SourceKind: String, Sendable {
+    case chain, purchase, grant
+}
+
+public struct EntitlementInfo: Equatable, Sendable {
+    public var id: String
+    public var isActive: Bool
+    public var state: EntitlementState
+    public var renewState: RenewState
+    public var willRenew: Bool
+    public var periodType: PeriodType
+    public var source: EntitlementSource
+    public var grantType: GrantType
+    public var productId: String?
+    public var startedDate: Instant?
+    public var trialStartDate: Instant?
+    public var firstPurchaseDate: Instant?
+    public var lastPurchaseDate: Instant?
+    public var expirationDate: Instant?
+    public var gracePeriodExpirationDate: Instant?
+    public var billingIssueDetectedAt: Instant?
+    public var autoRenewDisableDate: Instant?
+    public var autoResumeDate: Instant?
+    public var renewalProductId: String?
+    /// nil only where a provider has no renewal counts (RevenueCat v1).
+    public var renewsCount: Int?
+    public var isSandbox: Bool
+    public var lastActivatedOfferCode: String?
+    public var grantId: String?
+    /// The chain's transactions dated <= T, oldest first; [that one] for a purchase; [] for a grant.
+    public var transactions: [Transaction]
+    /// What kind of source describes it (not an output field; wording uses it).
+    public var sourceKind: SourceKind
+    /// For grants: who granted it and why (not output fields of the entitlement; wording uses them).
+    public var grantedBy: String?
+    public var grantReason: String?
+    /// For revoked sources: when (purchase/chain refund date, grant revokedAt).
+    public var revokedAt: Instant?
+
+    public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
+                willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
+                grantType: GrantType, productId: String?, startedDate: Instant?,
+                trialStartDate: Instant?, firstPurchaseDate: Instant?, lastPurchaseDate: Instant?,
+                expirationDate: Instant?, gracePeriodExpirationDate: Instant?,
+                billingIssueDetectedAt: Instant?, autoRenewDisableDate: Instant?,
+                autoResumeDate: Instant?, renewalProductId: String?, renewsCount: Int?,
+                isSandbox: Bool, lastActivatedOfferCode: String?, grantId: String?,
+                transactions: [Transaction], sourceKind: SourceKind,
+                grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil) {
+        self.id = id
+        self.isActive = isActive
+        self.state = state
+        self.renewState = renewState
+        self.willRenew = willRenew
+        self.periodType = periodType
+        self.source = source
+        self.grantType = grantType
+        self.productId = productId
+        self.startedDate = startedDate
+        self.trialStartDate = trialStartDate
+        self.firstPurchaseDate = firstPurchaseDate
+        self.lastPurchaseDate = lastPurchaseDate
+        self.expirationDate = expirationDate
+        self.gracePeriodExpirationDate = gracePeriodExpirationDate
+        self.billingIssueDetectedAt = billingIssueDetectedAt
+        self.autoRenewDisableDate = autoRenewDisableDate
+        self.autoResumeDate = autoResumeDate
+        self.renewalProductId = renewalProductId
+        self.renewsCount = renewsCount
+        self.isSandbox = isSandbox
+        self.lastActivatedOfferCode = lastActivatedOfferCode
+        self.grantId = grantId
+        self.transactions = transactions
+        self.sourceKind = sourceKind
+        self.grantedBy = grantedBy
+        self.grantReason = grantReason
+        self.revokedAt = revokedAt
+    }
+}
+
+/// A customer's status at T: what `check` shows.
+public struct CustomerStatus: Equatable, Sendable {
+    public var record: CustomerRecord
+    public var requestDate: Instant
+    /// Every entitlement with a source at T, sorted by id.
+    public var entitlements: [EntitlementInfo]
+
+    public init(record: CustomerRecord, requestDate: Instant, entitlements: [EntitlementInfo]) {
+        self.record = record
+        self.requestDate = requestDate
+        self.entitlements = entitlements
+    }
+
+    public var activeEntitlementIds: [String] { entitlements.filter(\.isActive).map(\.id) }
+}

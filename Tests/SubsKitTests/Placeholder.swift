@@ -1,0 +1,2 @@
+import XCTest
+final class SubsKitTestsPlaceholder: XCTestCase { func testBuilds() {} }
