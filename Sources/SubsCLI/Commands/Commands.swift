@@ -1,8 +1,137 @@
-// Dispatch from a parsed invocation to the command that runs it.
+// Dispatch from a parsed invocation to its command, and what commands share: where the data
+// comes from, the users named on the command line or stdin, and failures turned into statuses.
+
+import SubsKit
 
 public enum Commands {
     public static func run(_ invocation: Invocation, context: Context) -> ExitCode {
-        context.writeErr("subs: error: \(invocation.command.rawValue) is not implemented yet\n")
-        return .unavailable
+        do {
+            if invocation.global.remote != nil, invocation.command != .storeInit, invocation.command != .storeValidate {
+                throw CommandFailure(.unavailable, "--remote is not available yet in this version of subs; use a local --store")
+            }
+            switch invocation.command {
+            case .check: return try CheckCommand.run(invocation, context)
+            case .history: return try HistoryCommand.run(invocation, context)
+            case .renewCount: return try RenewCountCommand.run(invocation, context)
+            case .storeInit: return try StoreCommands.initialize(invocation, context)
+            case .storeValidate: return try StoreCommands.validate(invocation, context)
+            case .grant, .revoke:
+                throw CommandFailure(.unavailable, "\(invocation.command.rawValue) is not available yet in this version of subs")
+            case .serve:
+                throw CommandFailure(.unavailable, "serve is not available yet in this version of subs")
+            default:
+                if invocation.command.rawValue == "__complete" { return CompleteCommand.run(invocation, context) }
+                throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
+            }
+        } catch {
+            return report(error, context)
+        }
+    }
+
+    /// One `subs: error:` line on stderr, and the status it stands for.
+    static func report(_ error: Error, _ context: Context) -> ExitCode {
+        let (code, message) = describe(error)
+        context.writeErr("subs: error: \(Terminal.escape(message))\n")
+        return code
+    }
+
+    static func describe(_ error: Error) -> (ExitCode, String) {
+        switch error {
+        case let failure as CommandFailure:
+            return (failure.code, failure.message)
+        case let store as StoreError:
+            return (exitCode(for: store), store.description)
+        case let usage as UsageError:
+            return (.usage, usage.message)
+        default:
+            return (.internalError, "internal error: \(error)")
+        }
+    }
+
+    static func exitCode(for error: StoreError) -> ExitCode {
+        switch error {
+        case .missing, .unreadable: return .noInput
+        case .permissionDenied: return .permissionDenied
+        case .syntax, .invalid: return .dataError
+        case .cannotWrite, .alreadyExists: return .cannotWrite
+        case .lockTimeout: return .temporaryFailure
+        }
+    }
+
+    // MARK: shared by commands
+
+    /// `--store`, else `$XDG_DATA_HOME/subs/store.json`, else `~/.local/share/subs/store.json`.
+    static func storePath(_ invocation: Invocation, _ context: Context) -> String {
+        if let store = invocation.global.store { return store }
+        let env = context.environment
+        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/subs/store.json" }
+        return (env["HOME"] ?? "") + "/.local/share/subs/store.json"
+    }
+
+    static func source(_ invocation: Invocation, _ context: Context) -> CustomerSource {
+        LocalStore(path: storePath(invocation, context))
+    }
+
+    /// The instant T of the evaluation: `--at`, else the source's clock (remote), else now.
+    static func evaluationInstant(_ invocation: Invocation, _ context: Context, sourceDate: Instant? = nil) -> Instant {
+        invocation.global.at ?? sourceDate ?? context.clock.now()
+    }
+
+    /// The USER arguments with `-` replaced by the ids read from stdin (one per line; blank lines
+    /// and `#` comments skipped). Stdin is read once, so `-` may appear once.
+    static func users(_ arguments: [String], _ context: Context) throws -> [String] {
+        guard arguments.contains("-") else { return arguments }
+        guard arguments.filter({ $0 == "-" }).count == 1 else {
+            throw UsageError("'-' (ids from standard input) may appear only once")
+        }
+        guard let bytes = context.readIn() else {
+            throw CommandFailure(.dataError, "cannot read customer ids from standard input")
+        }
+        let fromStdin = try StdinIds.parse(bytes)
+        return arguments.flatMap { $0 == "-" ? fromStdin : [$0] }
+    }
+
+    static func style(_ invocation: Invocation, _ context: Context) -> OutputStyle {
+        OutputStyle(invocation.global, context: context)
+    }
+}
+
+/// A failure a command reports with a given status.
+struct CommandFailure: Error {
+    var code: ExitCode
+    var message: String
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// Customer ids on standard input: UTF-8, one per line.
+enum StdinIds {
+    static func parse(_ bytes: [UInt8]) throws -> [String] {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CommandFailure(.dataError, "standard input: not valid UTF-8")
+        }
+        var ids: [String] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            let trimmed = line.trimmingCharacters(in: " \t")
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw CommandFailure(.dataError, "standard input:\(number + 1): control character in customer id")
+            }
+            ids.append(trimmed)
+        }
+        return ids
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
     }
 }

@@ -1,0 +1,97 @@
+// `subs check USER...`: the entitlement status of one or more customers.
+
+import SubsKit
+
+enum CheckCommand {
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        let users = try Commands.users(invocation.positionals, context)
+        let lookup = try Commands.source(invocation, context).lookup(users)
+        let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
+        let required = invocation.values("require")
+        let activeOnly = invocation.flag("active")
+        try checkRequiredEntitlementsExist(required, catalog: lookup.catalog)
+
+        var status = ExitCode.success
+        var results: [CustomerStatus] = []
+        for (id, record) in zip(users, lookup.records) {
+            guard let record else {
+                status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer '\(id)' not found"), context))
+                continue
+            }
+            let result = EntitlementRules.status(of: record, catalog: lookup.catalog, at: at)
+            for entitlement in required where !result.entitlements.contains(where: { $0.id == entitlement && $0.isActive }) {
+                status = status.combined(with: .requirementMissing)
+            }
+            results.append(result)
+        }
+        guard !invocation.global.quiet else { return status }
+        let style = Commands.style(invocation, context)
+        let asArray = users.count > 1 || invocation.positionals.contains("-")
+        context.writeOut(render(results, catalog: lookup.catalog, activeOnly: activeOnly, style: style, asArray: asArray))
+        return status
+    }
+
+    /// A typo in `--require` must not look like a customer without access: no product unlocks it.
+    private static func checkRequiredEntitlementsExist(_ required: [String], catalog: Catalog) throws {
+        let known = catalog.entitlementIds
+        for entitlement in required where !known.contains(entitlement) {
+            var message = "no product unlocks entitlement '\(entitlement)'"
+            if let near = Suggestion.nearest(entitlement, among: known) { message += " (did you mean '\(near)'?)" }
+            throw CommandFailure(.notFound, message)
+        }
+    }
+
+    static func render(_ results: [CustomerStatus], catalog: Catalog, activeOnly: Bool,
+                       style: OutputStyle, asArray: Bool) -> String {
+        switch style.format {
+        case .json, .jsonl:
+            return Documents.render(results.map { Documents.check($0, activeOnly: activeOnly) },
+                                    format: style.format, asArray: asArray)
+        case .tsv:
+            return TextTable(headers: tsvHeaders, rows: results.flatMap { tsvRows($0, activeOnly: activeOnly) }).renderTSV()
+        case .table:
+            return results.map { table($0, catalog: catalog, activeOnly: activeOnly, style: style) }
+                .joined(separator: "\n")
+        }
+    }
+
+    private static func shown(_ status: CustomerStatus, activeOnly: Bool) -> [EntitlementInfo] {
+        activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
+    }
+
+    static func table(_ status: CustomerStatus, catalog: Catalog, activeOnly: Bool, style: OutputStyle) -> String {
+        var out = Terminal.escape(status.record.id)
+        if style.color { out = "\u{1B}[1m\(out)\u{1B}[0m" }
+        if !status.record.aliases.isEmpty {
+            out += "  (aliases: \(status.record.aliases.map(Terminal.escape).joined(separator: ", ")))"
+        }
+        out += "\n"
+        let entitlements = shown(status, activeOnly: activeOnly)
+        if entitlements.isEmpty {
+            return out + (activeOnly ? "no active entitlements\n" : "no entitlements\n")
+        }
+        let rows = entitlements.map { e -> [Cell] in
+            [Cell(e.id), Cell(e.state.rawValue, Style.of(e.state)), Cell(e.isActive ? "yes" : "no"),
+             Cell(e.renewState.rawValue), Cell(style.date(e.expirationDate)), Cell(e.productId ?? "-"),
+             Cell(e.source.rawValue), Cell(e.periodType.rawValue)]
+        }
+        out += TextTable(headers: ["entitlement", "state", "active", "renewal", "expires", "product", "source", "period"],
+                         rows: rows).render(style)
+        let why = entitlements.compactMap { Explanation.sentence(for: $0, catalog: catalog) }
+        if !why.isEmpty {
+            out += "\n" + why.map { Terminal.escape($0) + "\n" }.joined()
+        }
+        return out
+    }
+
+    static let tsvHeaders = ["customerId", "entitlement", "isActive", "state", "renewState", "expirationDate",
+                             "productId", "source", "periodType", "grantType", "renewsCount"]
+
+    static func tsvRows(_ status: CustomerStatus, activeOnly: Bool) -> [[Cell]] {
+        shown(status, activeOnly: activeOnly).map { e in
+            [status.record.id, e.id, e.isActive ? "true" : "false", e.state.rawValue, e.renewState.rawValue,
+             e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
+             e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? ""].map { Cell($0) }
+        }
+    }
+}

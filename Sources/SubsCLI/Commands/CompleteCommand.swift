@@ -1,0 +1,25 @@
+// Hidden `subs __complete customers|entitlements [PREFIX]`: ids for the shell completion
+// scripts. Quiet on failure: a completion must never print errors into the user's prompt.
+
+import SubsKit
+
+enum CompleteCommand {
+    static func run(_ invocation: Invocation, _ context: Context) -> ExitCode {
+        let what = invocation.positionals.first ?? ""
+        let prefix = invocation.positionals.count > 1 ? invocation.positionals[1] : ""
+        let store = LocalStore(path: Commands.storePath(invocation, context))
+        let candidates: [String]
+        do {
+            switch what {
+            case "customers": candidates = try store.customerIds()
+            case "entitlements": candidates = try store.catalog().entitlementIds
+            default: return .usage
+            }
+        } catch {
+            return Commands.describe(error).0
+        }
+        let matching = candidates.filter { $0.hasPrefix(prefix) && !$0.contains(where: { $0.isNewline }) }
+        context.writeOut(matching.map { $0 + "\n" }.joined())
+        return .success
+    }
+}

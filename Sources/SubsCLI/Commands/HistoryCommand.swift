@@ -1,0 +1,73 @@
+// `subs history USER`: everything that happened to a customer, oldest first.
+
+import SubsKit
+
+enum HistoryCommand {
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        let users = try Commands.users(invocation.positionals, context)
+        guard users.count == 1, let id = users.first else {
+            throw UsageError("history takes exactly one USER", command: .history)
+        }
+        let lookup = try Commands.source(invocation, context).lookup([id])
+        guard let record = lookup.records.first ?? nil else {
+            throw CommandFailure(.notFound, "customer '\(id)' not found")
+        }
+        let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
+        let now = context.clock.now()
+        let until = try invocation.value("until").map { try date($0, option: "until", now: now) } ?? at
+        let since = try invocation.value("since").map { try date($0, option: "since", now: now) }
+        var entries = History.entries(of: record, catalog: lookup.catalog, until: until)
+        if let since { entries = entries.filter { $0.date >= since } }
+        if let entitlement = invocation.value("entitlement") {
+            entries = entries.filter { $0.entitlements.contains(entitlement) }
+        }
+        if let limit = invocation.value("limit").flatMap({ Int($0) }), entries.count > limit {
+            entries = Array(entries.suffix(limit))
+        }
+        guard !invocation.global.quiet else { return .success }
+        let style = Commands.style(invocation, context)
+        context.writeOut(render(record.id, at: at, entries: entries, style: style))
+        return .success
+    }
+
+    static func date(_ text: String, option: String, now: Instant) throws -> Instant {
+        guard let instant = ISODate.parseInput(text, now: now) else {
+            throw UsageError("option '--\(option)': '\(text)' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)",
+                             command: .history)
+        }
+        return instant
+    }
+
+    static func render(_ customerId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) -> String {
+        switch style.format {
+        case .json:
+            return Documents.render([Documents.history(customerId: customerId, requestDate: at, entries: entries)],
+                                    format: .json, asArray: false)
+        case .jsonl:
+            return Documents.render(entries.map(Documents.historyEntry), format: .jsonl, asArray: false)
+        case .tsv:
+            let rows = entries.map { e in
+                [ISODate.format(e.date), e.kind.rawValue, e.type, e.entitlements.joined(separator: ","), details(e, style: nil)].map { Cell($0) }
+            }
+            return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).renderTSV()
+        case .table:
+            if entries.isEmpty { return "\(Terminal.escape(customerId)): no history\n" }
+            let rows = entries.map { e in
+                [Cell(style.date(e.date)), Cell(e.kind.rawValue), Cell(e.type, e.kind == .refund || e.type == "revoked" ? .red : nil),
+                 Cell(e.entitlements.joined(separator: ",")), Cell(details(e, style: style))]
+            }
+            return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).render(style)
+        }
+    }
+
+    /// `key=value` for the entry's non-empty fields.
+    private static func details(_ entry: HistoryEntry, style: OutputStyle?) -> String {
+        entry.fields.compactMap { field -> String? in
+            switch field.value {
+            case .string(let s?): return "\(field.key)=\(s)"
+            case .date(let d?): return "\(field.key)=\(style.map { _ in ISODate.formatShort(d) } ?? ISODate.format(d))"
+            default: return nil
+            }
+        }.joined(separator: " ")
+    }
+}

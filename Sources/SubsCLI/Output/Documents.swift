@@ -1,0 +1,141 @@
+// The JSON documents of SPEC section 4, built as ordered JSON values: every documented key is
+// always present (null when empty), in a fixed order. Tables are rendered from the same results.
+
+import SubsJSON
+import SubsKit
+
+enum Documents {
+    static func date(_ instant: Instant?) -> JSONValue {
+        instant.map { .string(ISODate.format($0)) } ?? .null
+    }
+
+    static func string(_ text: String?) -> JSONValue {
+        text.map { .string($0) } ?? .null
+    }
+
+    static func strings(_ list: [String]) -> JSONValue {
+        .array(list.map { .string($0) })
+    }
+
+    static func int(_ n: Int?) -> JSONValue {
+        n.map { .number(String($0)) } ?? .null
+    }
+
+    // MARK: check
+
+    static func check(_ status: CustomerStatus, activeOnly: Bool) -> JSONValue {
+        let entitlements = activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
+        return .object(JSONObject([
+            ("customerId", .string(status.record.id)),
+            ("requestDate", date(status.requestDate)),
+            ("aliases", strings(status.record.aliases)),
+            ("firstSeen", date(status.record.firstSeen)),
+            ("attributes", status.record.attributes.map { .object($0) } ?? .null),
+            ("activeEntitlements", strings(status.activeEntitlementIds)),
+            ("entitlements", .object(JSONObject(entitlements.map { ($0.id, entitlement($0)) }))),
+        ]))
+    }
+
+    static func entitlement(_ e: EntitlementInfo) -> JSONValue {
+        .object(JSONObject([
+            ("id", .string(e.id)),
+            ("isActive", .bool(e.isActive)),
+            ("state", .string(e.state.rawValue)),
+            ("renewState", .string(e.renewState.rawValue)),
+            ("willRenew", .bool(e.willRenew)),
+            ("periodType", .string(e.periodType.rawValue)),
+            ("source", .string(e.source.rawValue)),
+            ("grantType", .string(e.grantType.rawValue)),
+            ("productId", string(e.productId)),
+            ("startedDate", date(e.startedDate)),
+            ("trialStartDate", date(e.trialStartDate)),
+            ("firstPurchaseDate", date(e.firstPurchaseDate)),
+            ("lastPurchaseDate", date(e.lastPurchaseDate)),
+            ("expirationDate", date(e.expirationDate)),
+            ("gracePeriodExpirationDate", date(e.gracePeriodExpirationDate)),
+            ("billingIssueDetectedAt", date(e.billingIssueDetectedAt)),
+            ("autoRenewDisableDate", date(e.autoRenewDisableDate)),
+            ("autoResumeDate", date(e.autoResumeDate)),
+            ("renewalProductId", string(e.renewalProductId)),
+            ("renewsCount", int(e.renewsCount)),
+            ("isSandbox", .bool(e.isSandbox)),
+            ("lastActivatedOfferCode", string(e.lastActivatedOfferCode)),
+            ("grantId", string(e.grantId)),
+            ("transactions", .array(e.transactions.map(transaction))),
+        ]))
+    }
+
+    static func transaction(_ t: Transaction) -> JSONValue {
+        .object(JSONObject([
+            ("transactionId", .string(t.transactionId)),
+            ("originalTransactionId", .string(t.originalTransactionId)),
+            ("productId", .string(t.productId)),
+            ("type", .string(t.type.rawValue)),
+            ("transactionDate", date(t.transactionDate)),
+            ("expirationDate", date(t.expirationDate)),
+            ("source", .string(t.source.rawValue)),
+            ("environment", .string(t.environment.rawValue)),
+            ("ownershipType", .string(t.ownershipType.rawValue)),
+            ("offerCode", string(t.offerCode)),
+            ("transactionRevocationDate", date(t.revocationDate)),
+        ]))
+    }
+
+    // MARK: history
+
+    static func history(customerId: String, requestDate: Instant, entries: [HistoryEntry]) -> JSONValue {
+        .object(JSONObject([
+            ("customerId", .string(customerId)),
+            ("requestDate", date(requestDate)),
+            ("entries", .array(entries.map(historyEntry))),
+        ]))
+    }
+
+    static func historyEntry(_ entry: HistoryEntry) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("date", date(entry.date)),
+            ("kind", .string(entry.kind.rawValue)),
+            ("type", .string(entry.type)),
+            ("entitlements", strings(entry.entitlements)),
+        ]
+        for field in entry.fields {
+            switch field.value {
+            case .string(let s): members.append((field.key, string(s)))
+            case .date(let d): members.append((field.key, date(d)))
+            }
+        }
+        return .object(JSONObject(members))
+    }
+
+    // MARK: renew-count
+
+    static func renewCount(customerId: String, requestDate: Instant, entitlement: String, count: Int?) -> JSONValue {
+        .object(JSONObject([
+            ("customerId", .string(customerId)),
+            ("requestDate", date(requestDate)),
+            ("entitlement", .string(entitlement)),
+            ("renewsCount", int(count)),
+        ]))
+    }
+
+    static func renewCounts(customerId: String, requestDate: Instant, counts: [(String, Int?)]) -> JSONValue {
+        .object(JSONObject([
+            ("customerId", .string(customerId)),
+            ("requestDate", date(requestDate)),
+            ("renewsCount", .object(JSONObject(counts.map { ($0.0, int($0.1)) }))),
+        ]))
+    }
+
+    // MARK: writing documents out
+
+    /// `json`: one pretty document (an array when `asArray`); `jsonl`: one compact line each.
+    static func render(_ documents: [JSONValue], format: OutputFormat, asArray: Bool) -> String {
+        switch format {
+        case .jsonl:
+            return documents.map { JSONWriter.compact($0) + "\n" }.joined()
+        default:
+            if asArray { return JSONWriter.pretty(.array(documents)) + "\n" }
+            return documents.map { JSONWriter.pretty($0) + "\n" }.joined()
+        }
+    }
+}

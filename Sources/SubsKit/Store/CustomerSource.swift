@@ -1,0 +1,23 @@
+// The one seam between commands and where customer data comes from: the local store now,
+// remote APIs later. Commands and output never know which implementation they talk to.
+
+public protocol CustomerSource {
+    /// Looks customers up by id or alias — all of them in one pass over the data.
+    /// Throws for failures of the whole source (missing or invalid store, unreachable server);
+    /// a customer that does not exist is a nil record, not an error.
+    func lookup(_ ids: [String]) throws -> CustomerLookup
+}
+
+public struct CustomerLookup: Sendable {
+    public var catalog: Catalog
+    /// One per requested id, in order; nil when no customer has that id or alias.
+    public var records: [CustomerRecord?]
+    /// The answering server's clock, when the source has one (remote); nil for the local store.
+    public var requestDate: Instant?
+
+    public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil) {
+        self.catalog = catalog
+        self.records = records
+        self.requestDate = requestDate
+    }
+}

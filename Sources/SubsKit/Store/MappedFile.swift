@@ -1,0 +1,56 @@
+// A store file mapped read-only into memory: the scanner reads its bytes in place, no copy.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class MappedFile {
+    let bytes: UnsafeRawBufferPointer
+    private let mapped: Bool
+    /// The file's mode bits (kept by writes).
+    let mode: mode_t
+
+    /// Opens and maps `path`. Throws `StoreError.missing` / `.permissionDenied` / `.unreadable`.
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MappedFile.openError(path: path, errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreError.unreadable(path: path, reason: errorText(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError.unreadable(path: path, reason: "is a directory")
+        }
+        mode = info.st_mode & 0o7777
+        let size = Int(info.st_size)
+        if size == 0 {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            mapped = false
+            return
+        }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            throw StoreError.unreadable(path: path, reason: errorText(errno))
+        }
+        // The whole file is read front to back once.
+        _ = madvise(base, size, MADV_SEQUENTIAL)
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+        mapped = true
+    }
+
+    deinit {
+        if mapped, let base = bytes.baseAddress {
+            munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
+        }
+    }
+
+    static func openError(path: String, errno code: Int32) -> StoreError {
+        switch code {
+        case ENOENT, ENOTDIR: return .missing(path: path)
+        case EACCES, EPERM: return .permissionDenied(path: path, reason: "permission denied reading the store")
+        default: return .unreadable(path: path, reason: errorText(code))
+        }
+    }
+}
+
+func errorText(_ code: Int32) -> String {
+    String(cString: strerror(code)).lowercased()
+}

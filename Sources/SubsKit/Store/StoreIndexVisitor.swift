@@ -1,0 +1,106 @@
+// The scan of a store: validates the whole document while noting only the byte ranges a
+// command needs — the catalog, the top-level fields, and the customers it asked for.
+
+import SubsJSON
+
+/// Where one customer record stands in the store bytes.
+struct CustomerSpan {
+    /// Offset of the key's opening quote, and the key itself (decoded).
+    var keyOffset: Int
+    var id: String
+    /// The record's value (its `{...}`).
+    var range: Range<Int>
+}
+
+struct StoreIndexVisitor: JSONScanVisitor {
+    /// Depth 4 reaches the elements of `customers.X.aliases`.
+    let reportDepth = 4
+    let buffer: UnsafeRawBufferPointer
+    let requested: RequestedIds
+    /// Also keep the span of every customer (`store validate`, completion, the writer).
+    let collectAll: Bool
+
+    private(set) var rootIsObject = false
+    private(set) var schemaVersion: Range<Int>?
+    private(set) var products: Range<Int>?
+    private(set) var customers: Range<Int>?
+
+    /// Per requested id: the customer whose key it is.
+    private(set) var byKey: [CustomerSpan?]
+    /// Per requested id: the customers that list it among their aliases.
+    private(set) var byAlias: [[CustomerSpan]]
+    private(set) var all: [CustomerSpan] = []
+
+    private var inCustomers = false
+    private var customerKeyOffset = 0
+    private var customerKey: String?
+    private var customerKeyMatches: [Int]?
+    private var inAliases = false
+    private var aliasMatches: [Int] = []
+
+    init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, collectAll: Bool) {
+        self.buffer = buffer
+        self.requested = requested
+        self.collectAll = collectAll
+        byKey = Array(repeating: nil, count: requested.ids.count)
+        byAlias = Array(repeating: [], count: requested.ids.count)
+    }
+
+    mutating func enter(depth: Int, key: JSONKey?, index: Int, start: Int) throws {
+        switch depth {
+        case 0:
+            rootIsObject = buffer[start] == UInt8(ascii: "{")
+        case 1:
+            inCustomers = rootIsObject && buffer[start] == UInt8(ascii: "{") && key?.equals("customers") == true
+        case 2 where inCustomers:
+            guard let key else { return }
+            customerKeyOffset = key.offset
+            customerKeyMatches = requested.isEmpty ? nil : requested.matches(key: key)
+            customerKey = (collectAll || customerKeyMatches != nil) ? key.string : nil
+            aliasMatches.removeAll(keepingCapacity: true)
+        case 3 where inCustomers:
+            inAliases = !requested.isEmpty && key?.equals("aliases") == true
+        default:
+            break
+        }
+    }
+
+    mutating func value(depth: Int, key: JSONKey?, index: Int, range: Range<Int>) throws {
+        switch depth {
+        case 4 where inAliases:
+            // A string element of customers.X.aliases: compare it with the requested ids.
+            guard buffer[range.lowerBound] == UInt8(ascii: "\"") else { return }
+            let inner = UnsafeRawBufferPointer(rebasing: buffer[(range.lowerBound + 1)..<(range.upperBound - 1)])
+            let found: [Int]?
+            if inner.contains(UInt8(ascii: "\\")) {
+                let decoded = Array((try JSON.parse(buffer, range: range)).stringValue?.utf8 ?? "".utf8)
+                found = decoded.withUnsafeBytes { requested.matches(raw: $0) }
+            } else {
+                found = requested.matches(raw: inner)
+            }
+            if let found { aliasMatches.append(contentsOf: found) }
+        case 3:
+            inAliases = false
+        case 2 where inCustomers:
+            guard let key else { return }
+            if customerKey == nil, !aliasMatches.isEmpty { customerKey = key.string }
+            let span = CustomerSpan(keyOffset: customerKeyOffset, id: customerKey ?? "", range: range)
+            if let matches = customerKeyMatches {
+                for i in matches { byKey[i] = span }
+            }
+            for i in aliasMatches where !byAlias[i].contains(where: { $0.keyOffset == span.keyOffset }) {
+                byAlias[i].append(span)
+            }
+            if collectAll { all.append(span) }
+            customerKey = nil
+            customerKeyMatches = nil
+        case 1:
+            guard rootIsObject, let key else { return }
+            if key.equals("schemaVersion") { schemaVersion = range }
+            else if key.equals("products") { products = range }
+            else if key.equals("customers") { customers = range; inCustomers = false }
+        default:
+            break
+        }
+    }
+}

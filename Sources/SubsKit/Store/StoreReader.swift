@@ -1,0 +1,135 @@
+// Reading a local store: one strict scan of all of its bytes, then materialising only the
+// catalog and the customer records asked for.
+
+import SubsJSON
+
+/// A scanned, JSON-valid store held in memory (mapped), with the spans of what was asked for.
+struct ScannedStore {
+    let path: String
+    let file: MappedFile
+    let index: StoreIndexVisitor
+
+    var bytes: UnsafeRawBufferPointer { file.bytes }
+
+    /// Maps and validates the whole file as strict JSON; notes the spans of `ids` (by key or alias).
+    static func scan(path: String, ids: [String], collectAll: Bool = false) throws -> ScannedStore {
+        let file = try MappedFile(path: path)
+        var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll)
+        do {
+            try JSON.scan(file.bytes, visitor: &visitor)
+        } catch let error as JSONError {
+            throw StoreError.syntax(path: path, error: error)
+        }
+        return ScannedStore(path: path, file: file, index: visitor)
+    }
+
+    /// Problems with the top level: root object, schemaVersion 1, products and customers objects.
+    func topLevelProblems() -> [StoreProblem] {
+        guard index.rootIsObject else {
+            return [StoreProblem(path: "(root)", message: "expected an object with schemaVersion, products and customers")]
+        }
+        var problems: [StoreProblem] = []
+        if let range = index.schemaVersion {
+            let value = try? JSON.parse(bytes, range: range)
+            if case .number(let literal)? = value, Double(literal) == 1 {
+                // the version this tool reads
+            } else if case .number(let literal)? = value {
+                problems.append(StoreProblem(path: "schemaVersion", message: "unsupported version \(literal) (this subs reads version 1)"))
+            } else {
+                problems.append(StoreProblem(path: "schemaVersion", message: "expected number, found \(value?.typeName ?? "nothing")"))
+            }
+        } else {
+            problems.append(StoreProblem(path: "schemaVersion", message: "required"))
+        }
+        for (name, range) in [("products", index.products), ("customers", index.customers)] {
+            guard let range else {
+                problems.append(StoreProblem(path: name, message: "required"))
+                continue
+            }
+            if bytes[range.lowerBound] != UInt8(ascii: "{") {
+                let value = try? JSON.parse(bytes, range: range)
+                problems.append(StoreProblem(path: name, message: "expected object, found \(value?.typeName ?? "?")"))
+            }
+        }
+        return problems
+    }
+
+    /// The catalog, with its problems (an absent or broken `products` gives an empty catalog).
+    func catalog(into decoder: inout RecordDecoder) throws -> Catalog {
+        guard let range = index.products, bytes[range.lowerBound] == UInt8(ascii: "{") else { return Catalog([]) }
+        return decoder.catalog(try value(range))
+    }
+
+    func customer(_ span: CustomerSpan, catalog: Catalog, into decoder: inout RecordDecoder) throws -> CustomerRecord? {
+        decoder.customer(id: span.id, try value(span.range), catalog: catalog,
+                         path: JSONPath.member("customers", span.id))
+    }
+
+    func value(_ range: Range<Int>) throws -> JSONValue {
+        do {
+            return try JSON.parse(bytes, range: range)
+        } catch let error as JSONError {
+            throw StoreError.syntax(path: path, error: error)
+        }
+    }
+}
+
+/// The local JSON store behind the `CustomerSource` seam.
+public struct LocalStore: CustomerSource {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+        let store = try ScannedStore.scan(path: path, ids: ids)
+        var problems = store.topLevelProblems()
+        var decoder = RecordDecoder()
+        let catalog = try store.catalog(into: &decoder)
+        problems += decoder.problems
+        guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
+
+        var records: [CustomerRecord?] = []
+        records.reserveCapacity(ids.count)
+        var decoded: [Int: CustomerRecord] = [:]   // by key offset: a customer asked for twice is read once
+        for (i, id) in ids.enumerated() {
+            let span: CustomerSpan
+            if let byKey = store.index.byKey[i] {
+                span = byKey
+            } else if let owners = store.index.byAlias[i].first {
+                if store.index.byAlias[i].count > 1 {
+                    let names = store.index.byAlias[i].map { "'\($0.id)'" }.joined(separator: ", ")
+                    throw StoreError.invalid(path: path, problems: [StoreProblem(
+                        path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
+                }
+                span = owners
+            } else {
+                records.append(nil)
+                continue
+            }
+            if let record = decoded[span.keyOffset] {
+                records.append(record)
+                continue
+            }
+            var customerDecoder = RecordDecoder()
+            let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
+            guard customerDecoder.problems.isEmpty, let record else {
+                throw StoreError.invalid(path: path, problems: customerDecoder.problems)
+            }
+            decoded[span.keyOffset] = record
+            records.append(record)
+        }
+        return CustomerLookup(catalog: catalog, records: records)
+    }
+
+    /// Every customer id, in store order (shell completion). The store must be valid JSON.
+    public func customerIds() throws -> [String] {
+        try ScannedStore.scan(path: path, ids: [], collectAll: true).index.all.map(\.id)
+    }
+
+    /// The catalog alone.
+    public func catalog() throws -> Catalog {
+        try lookup([]).catalog
+    }
+}
