@@ -1,13 +1,73 @@
 // The entitlement rules of SPEC section 3: a pure function of (customer record, catalog, T).
-// STUB — to be implemented (rules helper).
+// Gathers each entitlement's sources at T and picks the one that describes it.
 
 public enum EntitlementRules {
     /// Every entitlement the customer has a source for at T, sorted by id.
     public static func evaluate(_ customer: CustomerRecord, catalog: Catalog, at t: Instant) -> [EntitlementInfo] {
-        fatalError("EntitlementRules.evaluate not implemented yet")
+        let records = RecordsAsOf(customer, at: t)
+        var candidates: [String: [SourceCandidate]] = [:]
+
+        for (entitlement, chain) in chains(records, catalog: catalog) {
+            if let candidate = chain.candidate(entitlement: entitlement, catalog: catalog, at: t) {
+                candidates[entitlement, default: []].append(candidate)
+            }
+        }
+        for purchase in records.transactions where purchase.record.type == .nonConsumablePurchase {
+            for entitlement in unlocked(by: purchase.record, catalog: catalog) {
+                candidates[entitlement, default: []].append(.purchase(purchase, entitlement: entitlement))
+            }
+        }
+        for grant in records.grants {
+            candidates[grant.record.entitlement, default: []].append(.grant(grant, at: t))
+        }
+
+        return candidates.keys.sorted().compactMap { describing(candidates[$0]!)?.info }
     }
 
     public static func status(of customer: CustomerRecord, catalog: Catalog, at t: Instant) -> CustomerStatus {
         CustomerStatus(record: customer, requestDate: t, entitlements: evaluate(customer, catalog: catalog, at: t))
+    }
+
+    /// The active source with the latest end if any source is active, else the source with the
+    /// latest end; ties as `SourceCandidate.isPreferred(over:)` says.
+    static func describing(_ candidates: [SourceCandidate]) -> SourceCandidate? {
+        let active = candidates.filter(\.info.isActive)
+        let pool = active.isEmpty ? candidates : active
+        return pool.dropFirst().reduce(pool.first) { best, next in
+            guard let best else { return next }
+            return next.isPreferred(over: best) ? next : best
+        }
+    }
+
+    /// Chains per entitlement: subscription transactions grouped by originalTransactionId,
+    /// keeping for entitlement E only those whose product unlocks E. Each chain comes once per
+    /// entitlement, in the order of its first transaction.
+    static func chains(_ records: RecordsAsOf, catalog: Catalog) -> [(String, Chain)] {
+        var order: [(entitlement: String, chainId: String)] = []
+        var members: [String: [String: [Indexed<Transaction>]]] = [:]
+        for transaction in records.transactions where transaction.record.type.isSubscription {
+            let chainId = transaction.record.originalTransactionId
+            for entitlement in unlocked(by: transaction.record, catalog: catalog) {
+                if members[entitlement]?[chainId] == nil { order.append((entitlement, chainId)) }
+                members[entitlement, default: [:]][chainId, default: []].append(transaction)
+            }
+        }
+        var eventsByChain: [String: [SubscriptionEvent]] = [:]
+        for event in records.events { eventsByChain[event.originalTransactionId, default: []].append(event) }
+
+        return order.map { entitlement, chainId in
+            (entitlement, Chain(originalTransactionId: chainId,
+                                members: members[entitlement]![chainId]!,
+                                events: eventsByChain[chainId] ?? []))
+        }
+    }
+
+    /// Entitlements a transaction's product unlocks, each once. Consumables unlock nothing, and a
+    /// product missing from the catalog (a data error the store reports) unlocks nothing either.
+    static func unlocked(by transaction: Transaction, catalog: Catalog) -> [String] {
+        guard transaction.type != .consumablePurchase, let product = catalog[transaction.productId]
+        else { return [] }
+        var seen = Set<String>()
+        return product.entitlements.filter { seen.insert($0).inserted }
     }
 }

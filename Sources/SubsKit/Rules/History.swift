@@ -1,10 +1,92 @@
-// A customer's history (SPEC section 4): every record dated <= T, oldest first.
-// STUB — to be implemented (rules helper).
+// A customer's history (SPEC section 4, `history` document): every record dated <= until,
+// oldest first, with the keys each kind of entry carries.
 
 public enum History {
-    /// Entries dated <= until, oldest first (ties keep store order: transactions, then refunds,
-    /// events, grants, each in store order — see the implementation for the exact tie rule).
+    /// Entries dated <= until, oldest first. Equal dates keep store order, which is: every
+    /// transaction in array order, each followed by its refund; then events; then grants, each
+    /// grant's "granted" before its "revoked".
     public static func entries(of customer: CustomerRecord, catalog: Catalog, until: Instant) -> [HistoryEntry] {
-        fatalError("History.entries not implemented yet")
+        var all: [HistoryEntry] = []
+        for transaction in customer.transactions {
+            let entitlements = concerned(by: [transaction], catalog: catalog)
+            all.append(HistoryEntry(
+                date: transaction.transactionDate, kind: .transaction, type: transaction.type.rawValue,
+                entitlements: entitlements,
+                fields: [
+                    ("transactionId", .string(transaction.transactionId)),
+                    ("originalTransactionId", .string(transaction.originalTransactionId)),
+                    ("productId", .string(transaction.productId)),
+                    ("expirationDate", .date(transaction.expirationDate)),
+                    ("source", .string(transaction.source.rawValue)),
+                    ("environment", .string(transaction.environment.rawValue)),
+                    ("ownershipType", .string(transaction.ownershipType.rawValue)),
+                    ("offerCode", .string(transaction.offerCode)),
+                ]))
+            if let revoked = transaction.revocationDate {
+                all.append(HistoryEntry(
+                    date: revoked, kind: .refund, type: "revoked", entitlements: entitlements,
+                    fields: [
+                        ("transactionId", .string(transaction.transactionId)),
+                        ("productId", .string(transaction.productId)),
+                    ]))
+            }
+        }
+
+        for event in customer.events {
+            // An event concerns what its chain unlocks as of the history's end, plus what the
+            // product it switches to would unlock.
+            let chain = customer.transactions.filter {
+                $0.type.isSubscription && $0.originalTransactionId == event.originalTransactionId
+                    && $0.transactionDate <= until
+            }
+            var entitlements = concerned(by: chain, catalog: catalog)
+            var fields: [(key: String, value: HistoryValue)] = [
+                ("originalTransactionId", .string(event.originalTransactionId)),
+            ]
+            switch event.type {
+            case .renewalProductChanged:
+                fields.append(("productId", .string(event.productId)))
+                if let next = event.productId.flatMap({ catalog[$0] }) {
+                    entitlements = Array(Set(entitlements + next.entitlements)).sorted()
+                }
+            case .pauseScheduled:
+                fields.append(("autoResumeDate", .date(event.autoResumeDate)))
+            default:
+                break
+            }
+            all.append(HistoryEntry(date: event.date, kind: .event, type: event.type.rawValue,
+                                    entitlements: entitlements, fields: fields))
+        }
+
+        for grant in customer.grants {
+            all.append(HistoryEntry(
+                date: grant.grantedAt, kind: .grant, type: "granted", entitlements: [grant.entitlement],
+                fields: [
+                    ("grantId", .string(grant.id)),
+                    ("expirationDate", .date(grant.expirationDate)),
+                    ("grantedBy", .string(grant.grantedBy)),
+                    ("reason", .string(grant.reason)),
+                ]))
+            if let revoked = grant.revokedAt {
+                all.append(HistoryEntry(
+                    date: revoked, kind: .grant, type: "revoked", entitlements: [grant.entitlement],
+                    fields: [
+                        ("grantId", .string(grant.id)),
+                        ("revokedBy", .string(grant.revokedBy)),
+                        ("revokeReason", .string(grant.revokeReason)),
+                    ]))
+            }
+        }
+
+        // Sort on (date, position) so equal dates keep store order whatever the sort algorithm.
+        return all.enumerated()
+            .filter { $0.element.date <= until }
+            .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
+            .map(\.element)
+    }
+
+    /// Entitlements the transactions' products unlock, sorted; consumables unlock nothing.
+    private static func concerned(by transactions: [Transaction], catalog: Catalog) -> [String] {
+        Array(Set(transactions.flatMap { EntitlementRules.unlocked(by: $0, catalog: catalog) })).sorted()
     }
 }
