@@ -1,0 +1,72 @@
+// `history` and `renew-count` in-process.
+
+import SubsCLI
+import SubsJSON
+import XCTest
+
+final class HistoryAndRenewCountTests: XCTestCase {
+    var dir: TempDir!
+    var store: String!
+
+    override func setUp() {
+        dir = TempDir()
+        store = dir.write("store.json", TestStore.json)
+    }
+
+    func run(_ args: [String]) -> CLIResult { runCLI(["--store", store] + args) }
+
+    func testHistoryJSONIsOldestFirstWithKinds() throws {
+        let result = run(["history", "bob", "--json"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        let doc = try JSON.parse(result.stdout)
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestDate", "entries"])
+        let entries = try XCTUnwrap(doc["entries"]?.arrayValue)
+        XCTAssertEqual(entries.map { $0["kind"] }, [.string("transaction"), .string("event")])
+        XCTAssertEqual(entries[1]["type"], .string("billingIssue"))
+        XCTAssertEqual(entries[1]["entitlements"], .array([.string("premium")]))
+        XCTAssertEqual(entries[0].objectValue?.keys.prefix(4), ["date", "kind", "type", "entitlements"])
+    }
+
+    func testHistoryJSONLIsOneEntryPerLineAndLimitKeepsTheMostRecent() throws {
+        let result = run(["history", "alice", "--format", "jsonl", "--limit", "1"])
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertEqual(try JSON.parse(String(lines[0]))["transactionId"], .string("a2"))
+    }
+
+    func testHistorySinceAndUntil() throws {
+        let doc = try JSON.parse(run(["history", "alice", "--json", "--since", "2026-11-01", "--until", "2026-11-30"]).stdout)
+        XCTAssertEqual(doc["entries"]?.arrayValue?.count, 1)
+        let early = try JSON.parse(run(["history", "alice", "--json", "--at", "2026-10-20"]).stdout)
+        XCTAssertEqual(early["entries"]?.arrayValue?.count, 1, "records after --at do not exist yet")
+    }
+
+    func testHistoryOfGrantsAndTable() {
+        let out = run(["history", "dave"]).stdout
+        XCTAssertTrue(out.contains("DATE"), out)
+        XCTAssertTrue(out.contains("granted"), out)
+        XCTAssertTrue(out.contains("grantedBy=dana"), out)
+    }
+
+    func testHistoryUnknownCustomerIsExit3() {
+        XCTAssertEqual(run(["history", "nobody"]).status, .notFound)
+    }
+
+    func testRenewCountWithEntitlementPrintsTheBareNumber() {
+        let result = run(["renew-count", "alice", "premium"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        XCTAssertEqual(result.stdout, "1\n")
+    }
+
+    func testRenewCountJSONShapes() throws {
+        let one = try JSON.parse(run(["renew-count", "alice", "premium", "--json"]).stdout)
+        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestDate", "entitlement", "renewsCount"])
+        XCTAssertEqual(one["renewsCount"], .number("1"))
+        let all = try JSON.parse(run(["renew-count", "alice", "--json"]).stdout)
+        XCTAssertEqual(all["renewsCount"], .object(JSONObject([("premium", .number("1"))])))
+    }
+
+    func testRenewCountOfAnEntitlementNeverHeldIsExit3() {
+        XCTAssertEqual(run(["renew-count", "frank", "premium"]).status, .notFound)
+    }
+}
