@@ -30,6 +30,8 @@ struct StoreIndexVisitor: JSONScanVisitor {
     /// Per requested id: the customers that list it among their aliases.
     private(set) var byAlias: [[CustomerSpan]]
     private(set) var all: [CustomerSpan] = []
+    /// Offset of the first customer key (its line shows how the store indents customers).
+    private(set) var firstCustomerKeyOffset: Int?
 
     private var inCustomers = false
     private var customerKeyOffset = 0
@@ -55,6 +57,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
         case 2 where inCustomers:
             guard let key else { return }
             customerKeyOffset = key.offset
+            if firstCustomerKeyOffset == nil { firstCustomerKeyOffset = key.offset }
             customerKeyMatches = requested.isEmpty ? nil : requested.matches(key: key)
             customerKey = (collectAll || customerKeyMatches != nil) ? key.string : nil
             aliasMatches.removeAll(keepingCapacity: true)

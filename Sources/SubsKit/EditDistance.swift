@@ -1,16 +1,15 @@
-// "did you mean …?" for values taken from data (entitlement ids).
+// "did you mean …?": the closest candidate within edit distance 2.
 
-enum Suggestion {
-    /// The candidate within edit distance 2 of `word`, closest first; nil when none is close.
-    static func nearest(_ word: String, among candidates: [String]) -> String? {
+public enum EditDistance {
+    public static func nearest(_ word: String, among candidates: [String]) -> String? {
         candidates
             .map { ($0, distance(word, $0)) }
-            .filter { $0.1 <= 2 }
+            .filter { $0.1 <= 2 && $0.1 < max(word.count, 1) }
             .min(by: { $0.1 < $1.1 })?.0
     }
 
     /// Levenshtein distance over characters.
-    static func distance(_ a: String, _ b: String) -> Int {
+    public static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -18,7 +17,8 @@ enum Suggestion {
         for i in 1...a.count {
             var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                current[j] = min(previous[j] + 1, current[j - 1] + 1,
+                                 previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
             }
             previous = current
         }

@@ -1,0 +1,55 @@
+// Writes through the seam: what a grant or a revoke asks for, what it did, and why it may refuse.
+
+public enum CustomerChange: Sendable, Equatable {
+    /// A manual grant of `entitlement` until `expirationDate` (nil = lifetime).
+    case grant(entitlement: String, expirationDate: Instant?, reason: String?, actor: String?, createMissing: Bool)
+    /// Revokes every manual grant of `entitlement` that is still active.
+    case revoke(entitlement: String, reason: String?, actor: String?)
+
+    public var entitlement: String {
+        switch self {
+        case .grant(let e, _, _, _, _), .revoke(let e, _, _): return e
+        }
+    }
+}
+
+public struct ChangedCustomer: Sendable {
+    /// The id or alias the command named.
+    public var requestedId: String
+    /// The record after the change.
+    public var record: CustomerRecord
+    /// The grant records written (grant) or revoked (revoke), as they now stand.
+    public var grants: [Grant]
+    /// The customer did not exist and was created (`--create`).
+    public var created: Bool
+}
+
+public struct ChangeResult: Sendable {
+    public var catalog: Catalog
+    /// One per distinct customer, in the order they were named.
+    public var customers: [ChangedCustomer]
+}
+
+public enum ChangeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No product unlocks the entitlement.
+    case unknownEntitlement(String, suggestion: String?)
+    case customersNotFound([String])
+    /// These customers have no active manual grant of the entitlement.
+    case nothingToRevoke(entitlement: String, customers: [String])
+    case expirationNotInFuture(Instant)
+
+    public var description: String {
+        switch self {
+        case .unknownEntitlement(let e, let suggestion):
+            return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+        case .customersNotFound(let ids):
+            let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+            return "customer\(ids.count == 1 ? "" : "s") \(list) not found (use --create to create); nothing written"
+        case .nothingToRevoke(let e, let ids):
+            let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+            return "no active manual grant of '\(e)' to revoke for \(list); nothing written"
+        case .expirationNotInFuture(let date):
+            return "the expiration \(ISODate.format(date)) is not in the future; nothing written"
+        }
+    }
+}

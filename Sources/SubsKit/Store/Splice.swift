@@ -1,0 +1,104 @@
+// Byte edits of a store: a changed customer record is re-serialised in the indentation of the
+// place it stands, and every other byte of the store is copied unchanged.
+
+import SubsJSON
+
+struct Splice {
+    /// Bytes `range` of the old store are replaced by `bytes`.
+    var range: Range<Int>
+    var bytes: [UInt8]
+
+    /// The value at `range` replaced by `value`, written the way the store writes that record:
+    /// on one line if it was on one line, else pretty with the store's indent unit.
+    static func replaceValue(_ range: Range<Int>, with value: JSONValue, in store: ScannedStore) -> Splice {
+        let bytes = store.bytes
+        let base = lineIndent(at: range.lowerBound, in: bytes)
+        let old = UnsafeRawBufferPointer(rebasing: bytes[range])
+        guard old.contains(UInt8(ascii: "\n")) else {
+            return Splice(range: range, bytes: Array(JSONWriter.compact(value).utf8))
+        }
+        let unit = indentUnit(inside: range, base: base, in: bytes)
+        return Splice(range: range, bytes: Array(indented(value, unit: unit, base: base).utf8))
+    }
+
+    /// A new member `"id": value` appended to the `customers` object.
+    static func insertCustomer(id: String, value: JSONValue, into store: ScannedStore) throws -> Splice {
+        guard let customers = store.index.customers else {
+            throw StoreError.invalid(path: store.path, problems: [StoreProblem(path: "customers", message: "required")])
+        }
+        let bytes = store.bytes
+        let closing = customers.upperBound - 1   // the '}'
+        var last = closing - 1
+        while last > customers.lowerBound, isSpace(bytes[last]) { last -= 1 }
+        let isEmpty = last == customers.lowerBound
+        let objectIndent = lineIndent(at: customers.lowerBound, in: bytes)
+        let multiline = UnsafeRawBufferPointer(rebasing: bytes[customers]).contains(UInt8(ascii: "\n"))
+        let key = JSON.quote(id)
+        if !multiline && !isEmpty {
+            return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\(key):\(JSONWriter.compact(value))".utf8))
+        }
+        // The indentation of existing customers, or one unit deeper than the object's line.
+        let unit = store.index.firstCustomerKeyOffset == nil ? "  " : indentUnit(inside: customers, base: objectIndent, in: bytes)
+        let memberIndent = store.index.firstCustomerKeyOffset.map { lineIndent(at: $0, in: bytes) } ?? objectIndent + unit
+        let member = "\(memberIndent)\(key): \(indented(value, unit: unit, base: memberIndent))"
+        if isEmpty {
+            return Splice(range: (customers.lowerBound + 1)..<closing, bytes: Array("\n\(member)\n\(objectIndent)".utf8))
+        }
+        return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\n\(member)".utf8))
+    }
+
+    /// The old bytes with the edits applied (edits must not overlap).
+    static func apply(_ edits: [Splice], to bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.bytes.count })
+        var position = 0
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<edit.range.lowerBound]))
+            out.append(contentsOf: edit.bytes)
+            position = edit.range.upperBound
+        }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<bytes.count]))
+        return out
+    }
+
+    /// Pretty JSON whose continuation lines start with `base`.
+    private static func indented(_ value: JSONValue, unit: String, base: String) -> String {
+        let pretty = JSONWriter.pretty(value, indent: unit)
+        return base.isEmpty ? pretty : pretty.replacingNewlines(with: "\n" + base)
+    }
+
+    /// The whitespace at the start of the line holding `offset`.
+    private static func lineIndent(at offset: Int, in bytes: UnsafeRawBufferPointer) -> String {
+        var start = offset
+        while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+        var end = start
+        while end < offset, bytes[end] == UInt8(ascii: " ") || bytes[end] == UInt8(ascii: "\t") { end += 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// How much deeper than `base` the first inner line of the value at `range` is indented.
+    private static func indentUnit(inside range: Range<Int>, base: String, in bytes: UnsafeRawBufferPointer) -> String {
+        var i = range.lowerBound
+        while i < range.upperBound, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+        guard i < range.upperBound else { return "  " }
+        let inner = lineIndent(at: nextNonSpace(after: i + 1, in: bytes, limit: range.upperBound), in: bytes)
+        guard inner.count > base.count, inner.hasPrefix(base) else { return "  " }
+        return String(inner.dropFirst(base.count))
+    }
+
+    private static func nextNonSpace(after start: Int, in bytes: UnsafeRawBufferPointer, limit: Int) -> Int {
+        var i = start
+        while i < limit, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t") { i += 1 }
+        return i
+    }
+
+    private static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09
+    }
+}
+
+extension String {
+    func replacingNewlines(with replacement: String) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,139 @@
+// grant/revoke on the local store (SPEC section 5): under the lock, read and validate, change
+// only the target customer records, splice their new bytes into an otherwise unchanged copy of
+// the store, and put the copy in place atomically. Batches are one write: all or nothing.
+
+import SubsJSON
+
+struct StoreWriter {
+    let path: String
+    let lockTimeout: Double
+
+    func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+        if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
+            throw ChangeError.expirationNotInFuture(expiration)
+        }
+        return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
+            let store = try ScannedStore.scan(path: path, ids: ids)
+            var problems = store.topLevelProblems()
+            var decoder = RecordDecoder()
+            let catalog = try store.catalog(into: &decoder)
+            problems += decoder.problems
+            guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
+
+            let known = catalog.entitlementIds
+            guard known.contains(change.entitlement) else {
+                throw ChangeError.unknownEntitlement(change.entitlement,
+                                                     suggestion: EditDistance.nearest(change.entitlement, among: known))
+            }
+
+            var edits: [Splice] = []
+            var changed: [ChangedCustomer] = []
+            var missing: [String] = []
+            var nothingToRevoke: [String] = []
+            var seen: Set<Int> = []
+            var created: [String: Int] = [:]   // new customer id → index in `changed`
+            for (i, id) in ids.enumerated() {
+                guard let span = try resolve(store, index: i, id: id) else {
+                    guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
+                    if created[id] != nil { continue }
+                    var record = CustomerRecord(id: id, firstSeen: now)
+                    var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
+                    let grants = applyChange(change, to: &record, json: &value, now: now)
+                    created[id] = changed.count
+                    changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: true))
+                    edits.append(try Splice.insertCustomer(id: id, value: .object(value), into: store))
+                    continue
+                }
+                guard seen.insert(span.keyOffset).inserted else { continue }
+                var customerDecoder = RecordDecoder()
+                let json = try store.value(span.range)
+                guard var record = customerDecoder.customer(id: span.id, json, catalog: catalog,
+                                                            path: JSONPath.member("customers", span.id)),
+                      customerDecoder.problems.isEmpty, var object = json.objectValue else {
+                    throw StoreError.invalid(path: path, problems: customerDecoder.problems)
+                }
+                let grants = applyChange(change, to: &record, json: &object, now: now)
+                if grants.isEmpty { nothingToRevoke.append(span.id); continue }
+                changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: false))
+                edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
+            }
+            guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
+            guard nothingToRevoke.isEmpty else {
+                throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
+            }
+            if !dryRun {
+                let bytes = Splice.apply(edits, to: store.bytes)
+                try StoreFiles.replace(path: path, bytes: bytes, mode: store.file.mode)
+            }
+            return ChangeResult(catalog: catalog, customers: changed)
+        }
+    }
+
+    private func resolve(_ store: ScannedStore, index i: Int, id: String) throws -> CustomerSpan? {
+        if let span = store.index.byKey[i] { return span }
+        let owners = store.index.byAlias[i]
+        if owners.count > 1 {
+            let names = owners.map { "'\($0.id)'" }.joined(separator: ", ")
+            throw StoreError.invalid(path: path, problems: [StoreProblem(
+                path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
+        }
+        return owners.first
+    }
+
+    /// Applies the change to the record and to its JSON object alike (the object keeps every
+    /// unknown field and its key order). Returns the grants written or revoked.
+    private func applyChange(_ change: CustomerChange, to record: inout CustomerRecord, json: inout JSONObject,
+                             now: Instant) -> [Grant] {
+        var grantsJSON = json["grants"]?.arrayValue ?? []
+        switch change {
+        case .grant(let entitlement, let expiration, let reason, let actor, _):
+            let grant = Grant(id: nextGrantId(record), entitlement: entitlement, grantedAt: now,
+                              expirationDate: expiration, grantedBy: actor, reason: reason)
+            record.grants.append(grant)
+            var members: [(String, JSONValue)] = [
+                ("id", .string(grant.id)), ("entitlement", .string(entitlement)),
+                ("grantedAt", .string(ISODate.format(now))),
+                ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null),
+            ]
+            if let actor { members.append(("grantedBy", .string(actor))) }
+            if let reason { members.append(("reason", .string(reason))) }
+            grantsJSON.append(.object(JSONObject(members)))
+            json["grants"] = .array(grantsJSON)
+            return [grant]
+        case .revoke(let entitlement, let reason, let actor):
+            var revoked: [Grant] = []
+            for i in record.grants.indices {
+                let grant = record.grants[i]
+                guard grant.entitlement == entitlement, grant.revokedAt == nil,
+                      grant.expirationDate.map({ now < $0 }) ?? true,
+                      var object = grantsJSON[i].objectValue else { continue }
+                record.grants[i].revokedAt = now
+                record.grants[i].revokedBy = actor
+                record.grants[i].revokeReason = reason
+                object["revokedAt"] = .string(ISODate.format(now))
+                if let actor { object["revokedBy"] = .string(actor) }
+                if let reason { object["revokeReason"] = .string(reason) }
+                grantsJSON[i] = .object(object)
+                revoked.append(record.grants[i])
+            }
+            if !revoked.isEmpty { json["grants"] = .array(grantsJSON) }
+            return revoked
+        }
+    }
+
+    /// `grant-N`, the first N not taken in this customer.
+    private func nextGrantId(_ record: CustomerRecord) -> String {
+        let taken = Set(record.grants.map(\.id))
+        var n = record.grants.count + 1
+        while taken.contains("grant-\(n)") { n += 1 }
+        return "grant-\(n)"
+    }
+}
+
+extension LocalStore {
+    /// Applies a grant or revoke to every customer named (one atomic write), or to none.
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool,
+                      lockTimeout: Double) throws -> ChangeResult {
+        try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
+    }
+}
