@@ -15,8 +15,7 @@ public enum Commands {
             case .renewCount: return try RenewCountCommand.run(invocation, context)
             case .storeInit: return try StoreCommands.initialize(invocation, context)
             case .storeValidate: return try StoreCommands.validate(invocation, context)
-            case .grant, .revoke:
-                throw CommandFailure(.unavailable, "\(invocation.command.rawValue) is not available yet in this version of subs")
+            case .grant, .revoke: return try GrantCommand.run(invocation, context)
             case .serve:
                 throw CommandFailure(.unavailable, "serve is not available yet in this version of subs")
             default:
@@ -41,6 +40,9 @@ public enum Commands {
             return (failure.code, failure.message)
         case let store as StoreError:
             return (exitCode(for: store), store.description)
+        case let change as ChangeError:
+            if case .expirationNotInFuture = change { return (.usage, change.description) }
+            return (.notFound, change.description)
         case let usage as UsageError:
             return (.usage, usage.message)
         default:
@@ -69,7 +71,12 @@ public enum Commands {
     }
 
     static func source(_ invocation: Invocation, _ context: Context) -> CustomerSource {
-        LocalStore(path: storePath(invocation, context))
+        LocalStore(path: storePath(invocation, context), lockTimeout: lockTimeout(context))
+    }
+
+    /// `SUBS_LOCK_TIMEOUT` seconds, default 10.
+    static func lockTimeout(_ context: Context) -> Double {
+        context.environment["SUBS_LOCK_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 10
     }
 
     /// The instant T of the evaluation: `--at`, else the source's clock (remote), else now.

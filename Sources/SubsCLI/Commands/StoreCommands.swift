@@ -10,7 +10,7 @@ enum StoreCommands {
         let path = Commands.storePath(invocation, context)
         let demo = invocation.flag("demo")
         let text = demo ? DemoStore.json : emptyStore
-        try StoreFiles.withLock(storePath: path, timeout: lockTimeout(context)) {
+        try StoreFiles.withLock(storePath: path, timeout: Commands.lockTimeout(context)) {
             try StoreFiles.create(path: path, bytes: Array(text.utf8))
         }
         guard !invocation.global.quiet else { return .success }
@@ -24,11 +24,6 @@ enum StoreCommands {
             context.writeOut("created \(demo ? "demo" : "empty") store \(Terminal.escape(path))\n")
         }
         return .success
-    }
-
-    /// `SUBS_LOCK_TIMEOUT` seconds, default 10.
-    static func lockTimeout(_ context: Context) -> Double {
-        context.environment["SUBS_LOCK_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 10
     }
 
     static func validate(_ invocation: Invocation, _ context: Context) throws -> ExitCode {

@@ -6,6 +6,10 @@ public protocol CustomerSource {
     /// Throws for failures of the whole source (missing or invalid store, unreachable server);
     /// a customer that does not exist is a nil record, not an error.
     func lookup(_ ids: [String]) throws -> CustomerLookup
+
+    /// Applies a grant or revoke to every customer named, as one all-or-nothing write (nothing
+    /// is written with `dryRun`). `now` stamps grantedAt/revokedAt.
+    func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult
 }
 
 public struct CustomerLookup: Sendable {

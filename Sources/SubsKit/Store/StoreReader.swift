@@ -77,9 +77,12 @@ struct ScannedStore {
 /// The local JSON store behind the `CustomerSource` seam.
 public struct LocalStore: CustomerSource {
     public let path: String
+    /// Seconds a write waits for another writer's lock (SUBS_LOCK_TIMEOUT).
+    public let lockTimeout: Double
 
-    public init(path: String) {
+    public init(path: String, lockTimeout: Double = 10) {
         self.path = path
+        self.lockTimeout = lockTimeout
     }
 
     public func lookup(_ ids: [String]) throws -> CustomerLookup {

@@ -132,8 +132,7 @@ struct StoreWriter {
 
 extension LocalStore {
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool,
-                      lockTimeout: Double) throws -> ChangeResult {
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
     }
 }

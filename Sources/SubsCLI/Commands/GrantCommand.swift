@@ -1,0 +1,120 @@
+// `subs grant USER... ENTITLEMENT` and `subs revoke USER... ENTITLEMENT`: manual grants, written
+// safely through the seam, answered with the entitlement's status after the write.
+
+import SubsJSON
+import SubsKit
+
+enum GrantCommand {
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        let isGrant = invocation.command == .grant
+        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
+            throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
+        }
+        let users = try Commands.users(Array(invocation.positionals.dropLast()), context)
+        guard !users.isEmpty else { throw CommandFailure(.dataError, "standard input: no customer ids") }
+        let now = context.clock.now()
+        let actor = invocation.value("actor") ?? context.environment["SUBS_ACTOR"] ?? context.environment["USER"]
+        let reason = invocation.value("reason")
+        let dryRun = invocation.flag("dry-run")
+
+        let change: CustomerChange
+        if isGrant {
+            change = .grant(entitlement: entitlement, expirationDate: try expiration(invocation, now: now),
+                            reason: reason, actor: actor, createMissing: invocation.flag("create"))
+        } else {
+            change = .revoke(entitlement: entitlement, reason: reason, actor: actor)
+        }
+        let result = try Commands.source(invocation, context).apply(change, to: users, now: now, dryRun: dryRun)
+        let at = invocation.global.at ?? now
+        let outcomes = result.customers.map { customer in
+            Outcome(customer: customer,
+                    status: EntitlementRules.evaluate(customer.record, catalog: result.catalog, at: at)
+                        .first(where: { $0.id == entitlement }))
+        }
+        if !isGrant {
+            for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
+                let through = outcome.status?.productId.map { " (\($0))" } ?? ""
+                context.writeErr("subs: note: \(Terminal.escape(outcome.customer.record.id)) keeps \(Terminal.escape(entitlement)) through a purchase\(through)\n")
+            }
+        }
+        guard !invocation.global.quiet else { return .success }
+        let style = Commands.style(invocation, context)
+        let asArray = users.count > 1 || invocation.positionals.contains("-")
+        context.writeOut(render(outcomes, entitlement: entitlement, at: at, dryRun: dryRun, isGrant: isGrant,
+                                style: style, asArray: asArray))
+        return .success
+    }
+
+    struct Outcome {
+        var customer: ChangedCustomer
+        var status: EntitlementInfo?
+    }
+
+    /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one").
+    static func expiration(_ invocation: Invocation, now: Instant) throws -> Instant? {
+        if let text = invocation.value("duration") {
+            guard let duration = ISODuration.parse(text) else {
+                throw UsageError("option '--duration': '\(text)' is not an ISO 8601 duration (P7D, P1M, PT12H)", command: .grant)
+            }
+            return now.adding(duration)
+        }
+        if let text = invocation.value("until") {
+            guard let date = ISODate.parseInput(text, now: now) else {
+                throw UsageError("option '--until': '\(text)' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)", command: .grant)
+            }
+            return date
+        }
+        if invocation.flag("lifetime") { return nil }
+        throw UsageError("grant: give exactly one of --duration, --until, --lifetime", command: .grant)
+    }
+
+    static func render(_ outcomes: [Outcome], entitlement: String, at: Instant, dryRun: Bool, isGrant: Bool,
+                       style: OutputStyle, asArray: Bool) -> String {
+        switch style.format {
+        case .json, .jsonl:
+            let docs = outcomes.map { o -> JSONValue in
+                .object(JSONObject([
+                    ("customerId", .string(o.customer.record.id)),
+                    ("requestDate", Documents.date(at)),
+                    ("dryRun", .bool(dryRun)),
+                    ("grants", .array(o.customer.grants.map(grantDocument))),
+                    ("entitlement", o.status.map(Documents.entitlement) ?? .null),
+                ]))
+            }
+            return Documents.render(docs, format: style.format, asArray: asArray)
+        case .tsv:
+            let rows = outcomes.flatMap { o in
+                o.customer.grants.map { g in
+                    [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
+                     String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
+                }
+            }
+            return TextTable(headers: ["customerId", "entitlement", "grantId", "expirationDate", "dryRun", "state", "isActive"],
+                             rows: rows).renderTSV()
+        case .table:
+            return outcomes.map { o in
+                let id = Terminal.escape(o.customer.record.id)
+                let e = Terminal.escape(entitlement)
+                let verb = isGrant ? (dryRun ? "would grant" : "granted") : (dryRun ? "would revoke" : "revoked")
+                let created = o.customer.created ? " (new customer)" : ""
+                let lines = o.customer.grants.map { g -> String in
+                    let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
+                    return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
+                }
+                let state = o.status.map { "\(id): \(e) is now \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
+                    ?? "\(id): no source of \(e) left"
+                return (lines + [state]).joined(separator: "\n") + "\n"
+            }.joined()
+        }
+    }
+
+    static func grantDocument(_ g: Grant) -> JSONValue {
+        .object(JSONObject([
+            ("id", .string(g.id)), ("entitlement", .string(g.entitlement)),
+            ("grantedAt", Documents.date(g.grantedAt)), ("expirationDate", Documents.date(g.expirationDate)),
+            ("grantedBy", Documents.string(g.grantedBy)), ("reason", Documents.string(g.reason)),
+            ("revokedAt", Documents.date(g.revokedAt)), ("revokedBy", Documents.string(g.revokedBy)),
+            ("revokeReason", Documents.string(g.revokeReason)),
+        ]))
+    }
+}
