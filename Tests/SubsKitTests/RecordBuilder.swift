@@ -111,3 +111,11 @@ struct RecordBuilder {
         try XCTUnwrap(evaluate(at: t).first { $0.id == id }, "no \(id) at \(t)", file: file, line: line)
     }
 }
+
+extension RecordBuilder {
+    /// One pro_monthly period, 2026-01-01 → 2026-02-01 (16-day grace, 60-day retry).
+    static let january = RecordBuilder().subscription("t1", on: "2026-01-01", expires: "2026-02-01")
+
+    /// `january` with a billingIssue at its expiration: grace until 2026-02-17, retry until 2026-04-02.
+    static let januaryWithBillingIssue = january.event(.billingIssue, on: "2026-02-01")
+}
