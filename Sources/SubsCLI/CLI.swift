@@ -37,6 +37,9 @@ public enum CLI {
         case .help(let command):
             context.writeOut(HelpRenderer.help(for: command, columns: context.columns))
             return .success
+        case .groupHelp(let group):
+            context.writeOut(HelpRenderer.help(forGroup: group, columns: context.columns))
+            return .success
         case .run(let invocation):
             return Commands.run(invocation, context: context)
         }
@@ -54,5 +57,7 @@ public enum ParseOutcome: Sendable {
     case run(Invocation)
     /// Help for a command (nil: the overview), from `help [COMMAND]` or `--help`.
     case help(CommandName?)
+    /// Help for a group of two-word commands (`subs help store`).
+    case groupHelp(String)
     case version
 }

@@ -1,8 +1,222 @@
-// STUB — the hand-rolled parser (CLI helper).
+// The hand-rolled parser: arguments → ParseOutcome, driven by CommandLineSpec.
+// Structure first (command, options, values), then values by kind, then per-command rules,
+// then the global options with their environment and config file.
+
 import SubsKit
 
 public enum CommandLineParser {
     public static func parse(arguments: [String], environment: [String: String], now: Instant) throws -> ParseOutcome {
-        throw UsageError("parser not implemented yet")
+        let scan = try ArgumentScan(arguments)
+        if scan.wantsHelp {
+            if scan.command == .help, !scan.positionals.isEmpty { return try helpTopic(scan.positionals) }
+            if let group = scan.group, scan.command == nil { return .groupHelp(group.name) }
+            return .help(scan.command)
+        }
+        if let error = scan.firstError { throw error }
+        if scan.wantsVersion { return .version }
+        guard let command = scan.command else {
+            if let group = scan.group {
+                throw UsageError("\(group.name): missing subcommand: " + subcommandWords(group).joined(separator: " or "))
+            }
+            throw UsageError("missing command")
+        }
+        if command == .help { return try helpTopic(scan.positionals) }
+
+        let spec = CommandLineSpec.command(command)
+        var globalFlags: [String: String] = [:]
+        var options: [String: [String]] = [:]
+        for given in scan.options {
+            if let alias = given.spec.alias {
+                globalFlags[alias.long] = alias.value
+                continue
+            }
+            var value = given.value ?? ""
+            if let kind = given.spec.kind {
+                do {
+                    try ValueCheck.check(value, kind: kind, now: now)
+                } catch let problem as ValueProblem {
+                    throw UsageError("option '\(given.name)': \(problem.reason)",
+                                     suggestion: problem.suggestion, command: command)
+                }
+                if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
+            }
+            if spec.option(named: given.spec.long) != nil {
+                options[given.spec.long, default: []].append(value)
+            } else {
+                globalFlags[given.spec.long] = value
+            }
+        }
+        try checkPositionals(scan.positionals, of: spec, now: now)
+        for group in spec.exactlyOneOf where group.filter({ options[$0] != nil }).count != 1 {
+            throw UsageError("\(command.rawValue): give exactly one of "
+                             + group.map { "--" + $0 }.joined(separator: ", "), command: command)
+        }
+        let global = try GlobalOptionsResolver.resolve(flags: globalFlags, environment: environment, now: now)
+        return .run(Invocation(command: command, global: global, positionals: scan.positionals, options: options))
+    }
+
+    /// `help [COMMAND...]`: the words name a command or a group.
+    static func helpTopic(_ words: [String]) throws -> ParseOutcome {
+        let topic = words.joined(separator: " ")
+        if words.isEmpty { return .help(nil) }
+        if let group = CommandLineSpec.groups.first(where: { $0.name == topic }) { return .groupHelp(group.name) }
+        if let name = CommandName(rawValue: topic) { return .help(name) }
+        throw UsageError("unknown command '\(Terminal.escape(topic))'",
+                         suggestion: Suggestion.closest(to: topic, among: ArgumentScan.commandWords), command: .help)
+    }
+
+    /// Counts and kinds of positional arguments against the command's ArgumentSpecs.
+    static func checkPositionals(_ positionals: [String], of spec: CommandSpec, now: Instant) throws {
+        let command = spec.name
+        let required = spec.arguments.filter { $0.arity != .optional }
+        if positionals.count < required.count {
+            throw UsageError("\(command.rawValue): missing \(required[positionals.count].name)", command: command)
+        }
+        let unbounded = spec.arguments.contains { $0.arity == .oneOrMore }
+        if !unbounded && positionals.count > spec.arguments.count {
+            throw UsageError("\(command.rawValue): too many arguments", command: command)
+        }
+        for (value, argument) in zip(positionals, assign(positionals.count, to: spec.arguments)) {
+            do {
+                try ValueCheck.check(value, kind: argument.kind, now: now)
+            } catch let problem as ValueProblem {
+                throw UsageError("\(command.rawValue): \(argument.name) \(problem.reason)",
+                                 suggestion: problem.suggestion, command: command)
+            }
+        }
+    }
+
+    /// Which ArgumentSpec each of `count` positionals fills: fixed ones from both ends, the
+    /// repeating one (`USER...`) takes what is left, optional ones fill in order.
+    static func assign(_ count: Int, to arguments: [ArgumentSpec]) -> [ArgumentSpec] {
+        guard let many = arguments.firstIndex(where: { $0.arity == .oneOrMore }) else {
+            return Array(arguments.prefix(count))
+        }
+        let before = Array(arguments[..<many]), after = Array(arguments[(many + 1)...])
+        let middle = max(0, count - before.count - after.count)
+        return Array((before + Array(repeating: arguments[many], count: middle) + after).prefix(count))
+    }
+
+    static func subcommandWords(_ group: CommandGroup) -> [String] {
+        group.commands.map { CommandLineSpec.command($0).words.last ?? "" }
+    }
+}
+
+/// One pass over the arguments: finds the command, sorts options from positionals, and records
+/// the first structural error (unknown option, missing value) without stopping, so that a
+/// `--help` later on still wins.
+struct ArgumentScan {
+    struct GivenOption {
+        var spec: OptionSpec
+        /// As typed (`-q`, `--quiet`), for messages.
+        var name: String
+        var value: String?
+    }
+
+    var command: CommandName?
+    var group: CommandGroup?
+    var options: [GivenOption] = []
+    var positionals: [String] = []
+    var wantsHelp = false
+    var wantsVersion = false
+    var firstError: UsageError?
+
+    /// What a user may type as a command (hidden ones excluded), for suggestions.
+    static var commandWords: [String] {
+        var words: [String] = []
+        for spec in CommandLineSpec.visibleCommands {
+            let first = spec.words[0]
+            if !words.contains(first) { words.append(first) }
+            if spec.words.count > 1 { words.append(spec.name.rawValue) }
+        }
+        return words
+    }
+
+    init(_ arguments: [String]) throws {
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if !optionsEnded && argument == "--" {
+                optionsEnded = true
+            } else if !optionsEnded && argument.hasPrefix("-") && argument != "-" {
+                readOption(argument, arguments: arguments, index: &index)
+            } else if command == nil {
+                do {
+                    try readCommandWord(argument)
+                } catch {
+                    // An earlier mistake (`--stroe x check`) explains a bad command word better.
+                    throw firstError ?? error
+                }
+            } else {
+                positionals.append(argument)
+            }
+        }
+    }
+
+    private mutating func readOption(_ argument: String, arguments: [String], index: inout Int) {
+        var name = argument
+        var inlineValue: String?
+        if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+            name = String(argument[..<eq])
+            inlineValue = String(argument[argument.index(after: eq)...])
+        }
+        let candidates = CommandLineSpec.options(for: command).filter { !$0.hidden }
+        guard let spec = candidates.first(where: { $0.longName == name || $0.shortName == name }) else {
+            let names = candidates.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }
+            fail(UsageError("unknown option '\(Terminal.escape(name))'",
+                            suggestion: Suggestion.closest(to: name, among: names), command: command))
+            return
+        }
+        if spec.isFlag {
+            if inlineValue != nil {
+                fail(UsageError("option '\(name)' takes no value", command: command))
+                return
+            }
+            if spec.long == "help" { wantsHelp = true }
+            if spec.long == "version" { wantsVersion = true }
+            options.append(GivenOption(spec: spec, name: name, value: nil))
+            return
+        }
+        if let inlineValue {
+            options.append(GivenOption(spec: spec, name: name, value: inlineValue))
+        } else if index < arguments.count, Self.canBeValue(arguments[index]) {
+            options.append(GivenOption(spec: spec, name: name, value: arguments[index]))
+            index += 1
+        } else {
+            fail(UsageError("option '\(name)' needs a value", command: command))
+        }
+    }
+
+    /// The next argument is taken as a value unless it looks like an option, so that
+    /// `--reason --dry-run` complains instead of recording "--dry-run" as the reason.
+    /// `--reason=-x` passes such a value.
+    static func canBeValue(_ argument: String) -> Bool {
+        guard argument.hasPrefix("-"), argument != "-" else { return true }
+        return argument.dropFirst().first?.isASCIIDigit ?? false
+    }
+
+    private mutating func readCommandWord(_ word: String) throws {
+        if let group {
+            guard let name = group.commands.first(where: { CommandLineSpec.command($0).words.last == word }) else {
+                let words = CommandLineParser.subcommandWords(group)
+                let suggestion = Suggestion.closest(to: word, among: words).map { group.name + " " + $0 }
+                throw UsageError("\(group.name): unknown subcommand '\(Terminal.escape(word))' (use "
+                                 + words.joined(separator: " or ") + ")", suggestion: suggestion)
+            }
+            command = name
+        } else if let found = CommandLineSpec.groups.first(where: { $0.name == word }) {
+            group = found
+        } else if let name = CommandName(rawValue: word), !name.rawValue.contains(" ") {
+            command = name
+        } else {
+            throw UsageError("unknown command '\(Terminal.escape(word))'",
+                             suggestion: Suggestion.closest(to: word, among: Self.commandWords))
+        }
+    }
+
+    private mutating func fail(_ error: UsageError) {
+        if firstError == nil { firstError = error }
     }
 }

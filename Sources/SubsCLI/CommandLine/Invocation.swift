@@ -9,6 +9,8 @@ public enum CommandName: String, CaseIterable, Sendable {
     case storeInit = "store init"
     case storeValidate = "store validate"
     case serve, completion, help
+    /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
+    case complete = "__complete"
 }
 
 public enum OutputFormat: String, CaseIterable, Sendable {

@@ -1,0 +1,174 @@
+// The one description of subs's command line (SPEC section 1). Parsing, help, the shell
+// completions and the man page's command and option lists are all generated from it.
+
+public enum CommandLineSpec {
+    public static let abstract = "Inspect and manage customers' subscription status (entitlements)"
+    public static let discussion = """
+        subs reads a local JSON store (or a remote REST endpoint) and tells which entitlements \
+        a customer holds, why, and until when. Exit statuses make it usable in scripts; \
+        --format json pipes into jq.
+        """
+    public static let topUsage = "subs [options] COMMAND [ARGS]"
+
+    public static let globalOptions: [OptionSpec] = [
+        OptionSpec("store", kind: .file, valueName: "PATH", environment: "SUBS_STORE",
+                   defaultValue: "$XDG_DATA_HOME/subs/store.json",
+                   help: "The local JSON store"),
+        OptionSpec("remote", kind: .url, valueName: "URL", environment: "SUBS_REMOTE",
+                   help: "Use a remote REST endpoint instead of the local store"),
+        OptionSpec("provider", kind: .choice(["subs", "revenuecat"]), valueName: "NAME",
+                   environment: "SUBS_PROVIDER", defaultValue: "subs",
+                   help: "API spoken by --remote"),
+        OptionSpec("api-key-file", kind: .file, valueName: "PATH", environment: "SUBS_API_KEY_FILE",
+                   help: "File holding the API key or token for --remote; SUBS_API_KEY is also read"),
+        OptionSpec("at", kind: .date, valueName: "DATE",
+                   help: "Evaluate status as of DATE instead of now"),
+        OptionSpec("format", kind: .choice(OutputFormat.allCases.map(\.rawValue)), valueName: "FORMAT",
+                   environment: "SUBS_FORMAT", defaultValue: "table",
+                   help: "Output format"),
+        OptionSpec("json", alias: OptionAlias("format", "json"), help: "Same as --format json"),
+        OptionSpec("color", kind: .choice(ColorMode.allCases.map(\.rawValue)), valueName: "WHEN",
+                   defaultValue: "auto",
+                   help: "Colour; auto colours only a terminal, with NO_COLOR unset or empty "
+                       + "and TERM not dumb"),
+        OptionSpec("no-color", alias: OptionAlias("color", "never"), help: "Same as --color never"),
+        OptionSpec("quiet", short: "q",
+                   help: "Print nothing on standard output; the exit status tells"),
+        OptionSpec("timeout", kind: .seconds, valueName: "SECONDS", environment: "SUBS_TIMEOUT",
+                   defaultValue: "10", help: "Remote request timeout in seconds, fractions allowed"),
+        OptionSpec("offline", help: "Remote: answer from the local cache only"),
+        OptionSpec("max-age", kind: .duration, valueName: "DURATION",
+                   help: "Remote: answer from the cache when it is younger than DURATION"),
+        OptionSpec("config", kind: .file, valueName: "PATH", environment: "SUBS_CONFIG",
+                   defaultValue: "$XDG_CONFIG_HOME/subs/config", help: "Config file"),
+        OptionSpec("help", short: "h", help: "Show help"),
+        OptionSpec("version", help: "Show the version"),
+    ]
+
+    static let user = ArgumentSpec("USER", kind: .customer, arity: .oneOrMore,
+                                   help: "A customer id or alias; '-' reads ids from standard input, "
+                                       + "one per line (blank lines and # comments skipped)")
+    static let entitlement = ArgumentSpec("ENTITLEMENT", kind: .entitlement,
+                                          help: "An entitlement id")
+    static let reason = OptionSpec("reason", kind: .text, valueName: "TEXT",
+                                   help: "Why, recorded with the change")
+    static let actor = OptionSpec("actor", kind: .text, valueName: "NAME", environment: "SUBS_ACTOR",
+                                  defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
+    static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
+
+    public static let commands: [CommandSpec] = [
+        CommandSpec(.check, abstract: "Show the entitlement status of one or more customers",
+                    discussion: "Shows every entitlement each customer holds a source for at the "
+                        + "evaluation time, and why it is in its state. A customer without any "
+                        + "entitlement is found (exit 0); an unknown customer is exit 3.",
+                    arguments: [user],
+                    options: [
+                        OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
+                                   help: "Exit 1 if any listed customer lacks an active ENTITLEMENT"),
+                        OptionSpec("active", help: "Show only active entitlements"),
+                    ],
+                    examples: [
+                        Example("subs check alice", "Why has alice lost premium?"),
+                        Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),
+                        Example("subs check alice bob --json | jq '.[].activeEntitlements'",
+                                "Active entitlements of two customers"),
+                    ]),
+        CommandSpec(.grant, abstract: "Grant an entitlement manually (promotional)",
+                    discussion: "Every argument before the last is a customer; the last is the "
+                        + "entitlement. Several customers are written all or nothing.",
+                    arguments: [user, entitlement],
+                    options: [
+                        OptionSpec("duration", kind: .duration, valueName: "DURATION",
+                                   help: "Grant for DURATION from now (P7D, P3M, P1Y)"),
+                        OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE"),
+                        OptionSpec("lifetime", help: "Grant without an end"),
+                        reason, actor,
+                        OptionSpec("create", help: "Create customers that do not exist"),
+                        dryRun,
+                    ],
+                    exactlyOneOf: [["duration", "until", "lifetime"]],
+                    examples: [
+                        Example("subs grant alice premium --duration P1M --reason goodwill",
+                                "A month of premium for alice"),
+                        Example("subs grant - early_access --duration P3M < ids.txt",
+                                "Grant to every customer listed in ids.txt"),
+                    ]),
+        CommandSpec(.revoke, abstract: "Revoke the manual grants of an entitlement",
+                    discussion: "Revokes the customer's active manual grants of ENTITLEMENT; "
+                        + "purchases are not affected. Nothing to revoke is exit 3.",
+                    arguments: [user, entitlement],
+                    options: [reason, actor, dryRun],
+                    examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
+                                       "Take back alice's manual premium")]),
+        CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
+                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias")],
+                    options: [
+                        OptionSpec("entitlement", kind: .entitlement, valueName: "ID",
+                                   help: "Only entries concerning entitlement ID"),
+                        OptionSpec("since", kind: .date, valueName: "DATE", help: "Only entries from DATE on"),
+                        OptionSpec("until", kind: .date, valueName: "DATE", defaultValue: "--at, else now",
+                                   help: "Only entries up to DATE"),
+                        OptionSpec("limit", kind: .count, valueName: "N", help: "Keep the N most recent entries"),
+                    ],
+                    examples: [Example("subs history alice --since 2026-01-01 --format jsonl",
+                                       "This year's events, one JSON object per line")]),
+        CommandSpec(.renewCount, abstract: "Show how many times subscriptions renewed",
+                    discussion: "With ENTITLEMENT, the table format prints the bare number.",
+                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias"),
+                                ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional,
+                                             help: "Only this entitlement")],
+                    examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium")]),
+        CommandSpec(.storeInit, abstract: "Create a new store at the store path",
+                    options: [OptionSpec("demo", help: "Fill it with demo customers")],
+                    examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),
+        CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
+                    examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
+        CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
+                    discussion: "Binds 127.0.0.1 by default and refuses a non-loopback address "
+                        + "without a token. Stops cleanly on SIGINT or SIGTERM.",
+                    options: [
+                        OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
+                                   defaultValue: "127.0.0.1:8787", help: "Address to listen on"),
+                        OptionSpec("token-file", kind: .file, valueName: "PATH", environment: "SUBS_SERVER_TOKEN",
+                                   help: "File holding the bearer token clients must send"),
+                    ],
+                    examples: [Example("subs serve --listen 127.0.0.1:8787 --token-file token.txt",
+                                       "Serve the store to subs --remote clients")]),
+        CommandSpec(.completion, abstract: "Print the shell completion script",
+                    arguments: [ArgumentSpec("SHELL", kind: .choice(["bash", "zsh", "fish"]),
+                                             help: "The shell")],
+                    examples: [Example("source <(subs completion bash)", "Completion in the current bash")]),
+        CommandSpec(.help, abstract: "Show help; same as COMMAND --help",
+                    arguments: [ArgumentSpec("COMMAND", kind: .command, arity: .optional,
+                                             help: "The command to describe")]),
+        CommandSpec(.complete, abstract: "List customer or entitlement ids for shell completion",
+                    arguments: [ArgumentSpec("KIND", kind: .choice(["customers", "entitlements"]),
+                                             help: "What to list"),
+                                ArgumentSpec("PREFIX", kind: .text, arity: .optional,
+                                             help: "Only ids starting with PREFIX")],
+                    hidden: true),
+    ]
+
+    public static let groups: [CommandGroup] = [
+        CommandGroup(name: "store", abstract: "Create or validate the store",
+                     commands: [.storeInit, .storeValidate]),
+    ]
+
+    public static func command(_ name: CommandName) -> CommandSpec {
+        guard let spec = commands.first(where: { $0.name == name }) else {
+            preconditionFailure("command \(name.rawValue) missing from CommandLineSpec.commands")
+        }
+        return spec
+    }
+
+    public static var visibleCommands: [CommandSpec] { commands.filter { !$0.hidden } }
+
+    public static func globalOption(named long: String) -> OptionSpec? {
+        globalOptions.first { $0.long == long }
+    }
+
+    /// Options valid after this command's name: its own, then the global ones.
+    public static func options(for name: CommandName?) -> [OptionSpec] {
+        (name.map { command($0).options } ?? []) + globalOptions
+    }
+}

@@ -1,0 +1,101 @@
+// The config file: `key = value` lines whose keys are long option names, `#` comments.
+// Which file is read, and what a broken one means (exit 78), is decided here.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ConfigFile {
+    struct Entry: Equatable {
+        var value: String
+        var line: Int
+    }
+
+    static let keys = ["store", "remote", "provider", "api-key-file", "format", "color", "timeout"]
+
+    var path: String
+    /// Key → its last setting in the file.
+    var entries: [String: Entry] = [:]
+
+    /// Where the config file is: `--config` > `SUBS_CONFIG` > `$XDG_CONFIG_HOME/subs/config`
+    /// (`~/.config/subs/config`). `explicit` is false for the default location, which may be missing.
+    static func location(flag: String?, environment: [String: String]) -> (path: String, explicit: Bool)? {
+        if let flag { return (flag, true) }
+        if let env = environment["SUBS_CONFIG"], !env.isEmpty {
+            return (ValueCheck.expandingTilde(env, environment: environment), true)
+        }
+        // The XDG spec says a relative XDG_CONFIG_HOME is to be ignored.
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return (xdg + "/subs/config", false) }
+        if let home = environment["HOME"], !home.isEmpty { return (home + "/.config/subs/config", false) }
+        return nil
+    }
+
+    /// Reads and checks the file; nil when the default file does not exist.
+    static func load(path: String, explicit: Bool, environment: [String: String]) throws -> ConfigFile? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let err = errno
+            if err == ENOENT && !explicit { return nil }
+            throw ConfigError("\(Terminal.escape(path)): cannot read config file: \(String(cString: strerror(err)))")
+        }
+        defer { close(fd) }
+        guard let bytes = readAll(fd: fd) else {
+            throw ConfigError("\(Terminal.escape(path)): cannot read config file: \(String(cString: strerror(errno)))")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError("\(Terminal.escape(path)): config file is not UTF-8 text")
+        }
+        return try parse(text, path: path, environment: environment)
+    }
+
+    static func parse(_ text: String, path: String, environment: [String: String]) throws -> ConfigFile {
+        var file = ConfigFile(path: path)
+        let shownPath = Terminal.escape(path)
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let where_ = "\(shownPath):\(index + 1)"
+            let line = stripComment(String(rawLine)).trimmingWhitespace()
+            if line.isEmpty { continue }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw ConfigError("\(where_): expected 'key = value', got '\(Terminal.escape(line))'")
+            }
+            let key = String(line[..<eq]).trimmingWhitespace()
+            var value = String(line[line.index(after: eq)...]).trimmingWhitespace()
+            if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
+                let hint = Suggestion.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
+                throw ConfigError("\(where_): unknown key '\(Terminal.escape(key))'\(hint)")
+            }
+            if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
+            do {
+                // Config keys are never dates or durations, so "now" plays no part here.
+                try ValueCheck.check(value, kind: kind, now: .init(seconds: 0))
+            } catch let problem as ValueProblem {
+                throw ConfigError("\(where_): \(key): \(problem.reason)")
+            }
+            file.entries[key] = Entry(value: value, line: index + 1)
+        }
+        return file
+    }
+
+    /// A `#` starts a comment at the start of a line or after a blank, so paths may hold `#`.
+    static func stripComment(_ line: String) -> String {
+        var previous: Character = " "
+        for index in line.indices {
+            let c = line[index]
+            if c == "#", previous == " " || previous == "\t" { return String(line[..<index]) }
+            previous = c
+        }
+        return line
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,89 @@
+// Validation of one option value or argument by its kind. The same check serves flags (exit 64),
+// environment variables and the config file (exit 78); only the wording around it differs.
+
+import SubsKit
+
+struct ValueProblem: Error, Equatable {
+    /// What is wrong, without saying where: "'xml' is not one of table, json, jsonl, tsv".
+    var reason: String
+    var suggestion: String?
+}
+
+enum ValueCheck {
+    static let dateForms = "use 2026-03-01T12:00:00Z, 2026-03-01 or now"
+    static let durationForms = "use ISO 8601: P7D, P2W, P3M, P1Y, PT12H"
+
+    /// Throws a ValueProblem when `value` is not acceptable as `kind`.
+    static func check(_ value: String, kind: ValueKind, now: Instant) throws {
+        let shown = "'" + Terminal.escape(value) + "'"
+        switch kind {
+        case .text:
+            return
+        case .file, .url, .customer, .entitlement, .command:
+            if value.isEmpty { throw ValueProblem(reason: "must not be empty") }
+        case .date:
+            if ISODate.parseInput(value, now: now) == nil {
+                throw ValueProblem(reason: "\(shown) is not a date (\(dateForms))")
+            }
+        case .duration:
+            if ISODuration.parse(value) == nil {
+                throw ValueProblem(reason: "\(shown) is not a duration (\(durationForms))")
+            }
+        case .count:
+            if Int(value) == nil || !value.allSatisfy(\.isASCIIDigit) {
+                throw ValueProblem(reason: "\(shown) is not a non-negative integer")
+            }
+        case .seconds:
+            if seconds(value) == nil {
+                throw ValueProblem(reason: "\(shown) is not a positive number of seconds")
+            }
+        case .choice(let words):
+            if !words.contains(value) {
+                throw ValueProblem(reason: "\(shown) is not one of \(words.joined(separator: ", "))",
+                                   suggestion: Suggestion.closest(to: value, among: words))
+            }
+        case .hostPort:
+            if hostPort(value) == nil {
+                throw ValueProblem(reason: "\(shown) is not HOST:PORT (e.g. 127.0.0.1:8787 or [::1]:8787)")
+            }
+        }
+    }
+
+    /// A positive, finite number written in plain decimal (`10`, `0.5`, `.25`).
+    static func seconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
+              parts.contains(where: { !$0.isEmpty }),
+              let value = Double(text), value.isFinite, value > 0 else { return nil }
+        return value
+    }
+
+    /// `HOST:PORT` split in two; an IPv6 host comes in brackets. Port 0 asks the system for one.
+    static func hostPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        let portText = text[text.index(after: colon)...]
+        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit),
+              let port = Int(portText), port <= 65535 else { return nil }
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.count > 2 else { return nil }
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            return nil
+        }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        return (host, port)
+    }
+
+    /// `~` or `~/…` at the start of a path means the home directory.
+    static func expandingTilde(_ path: String, environment: [String: String]) -> String {
+        guard let home = environment["HOME"], !home.isEmpty else { return path }
+        if path == "~" { return home }
+        if path.hasPrefix("~/") { return home + path.dropFirst() }
+        return path
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
