@@ -16,10 +16,13 @@ public struct Context {
     public var stderrIsTerminal: Bool
     /// Current directory, for relative paths in messages.
     public var currentDirectory: String
+    /// The terminal's width when stdout is one (COLUMNS wins over it).
+    public var terminalWidth: Int?
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readIn: @escaping () -> [UInt8]?, environment: [String: String], clock: any Clock,
-                stdoutIsTerminal: Bool, stderrIsTerminal: Bool, currentDirectory: String) {
+                stdoutIsTerminal: Bool, stderrIsTerminal: Bool, currentDirectory: String,
+                terminalWidth: Int? = nil) {
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.readIn = readIn
@@ -28,11 +31,12 @@ public struct Context {
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
         self.currentDirectory = currentDirectory
+        self.terminalWidth = terminalWidth
     }
 
-    /// Terminal width from COLUMNS (default 80).
+    /// Width for tables and help: COLUMNS, else the terminal's width, else 80.
     public var columns: Int {
         if let c = environment["COLUMNS"], let n = Int(c), n > 0 { return n }
-        return 80
+        return terminalWidth ?? 80
     }
 }

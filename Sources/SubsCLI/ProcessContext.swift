@@ -57,8 +57,15 @@ extension Context {
             clock: SystemClock(),
             stdoutIsTerminal: isatty(1) == 1,
             stderrIsTerminal: isatty(2) == 1,
-            currentDirectory: FileManager.default.currentDirectoryPath)
+            currentDirectory: FileManager.default.currentDirectoryPath,
+            terminalWidth: queryTerminalWidth(fd: 1))
     }
+}
+
+func queryTerminalWidth(fd: Int32) -> Int? {
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
 }
 
 func readAll(fd: Int32) -> [UInt8]? {

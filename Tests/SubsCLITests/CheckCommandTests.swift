@@ -159,7 +159,7 @@ final class CheckCommandTests: XCTestCase {
     }
 
     func testRelativeDatesOnlyOnATerminal() {
-        XCTAssertTrue(check(["alice"], terminal: true).stdout.contains("2026-12-15 09:00Z (in 13d)"))
+        XCTAssertTrue(check(["alice"], terminal: true, env: ["COLUMNS": "120"]).stdout.contains("2026-12-15 09:00Z (in 13d)"))
         let piped = check(["alice"]).stdout
         XCTAssertTrue(piped.contains("2026-12-15 09:00Z"))
         XCTAssertFalse(piped.contains("(in "))
@@ -171,6 +171,14 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(doc["entitlements"]?["premium"]?["state"], .string("active"))
         let before = try JSON.parse(check(["bob", "--at", "2026-10-01", "--json"]).stdout)
         XCTAssertEqual(before["entitlements"], .object(JSONObject()), "nothing existed yet")
+    }
+
+    func testTableIsCutToTheTerminalWidthOnlyOnATerminal() {
+        let narrow = check(["alice", "--no-color"], terminal: true, env: ["COLUMNS": "80"]).stdout
+        XCTAssertTrue(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 }, narrow)
+        XCTAssertTrue(narrow.contains("…"))
+        let piped = check(["alice"], env: ["COLUMNS": "60"]).stdout
+        XCTAssertFalse(piped.contains("…"))
     }
 
     func testQuietPrintsNothing() {

@@ -25,7 +25,7 @@ final class StoreErrorTests: XCTestCase {
         let text = "{\"schemaVersion\": 1, \"products\": {},\n \"customers\": {\"alice\": {},\n  \"bob\": {\"x\": [1,]}}}\n"
         let result = run(text)
         XCTAssertEqual(result.status, .dataError)
-        XCTAssertTrue(result.stderr.hasPrefix("subs: error: \(dir.path)/s.json:3:17: "), result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("subs: error: \(dir.path)/s.json:3:18: trailing comma\n"), result.stderr)
         XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, "one line")
     }
 

@@ -116,14 +116,15 @@ struct CommandFailure: Error {
 /// Customer ids on standard input: UTF-8, one per line.
 enum StdinIds {
     static func parse(_ bytes: [UInt8]) throws -> [String] {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CommandFailure(.dataError, "standard input: not valid UTF-8")
-        }
+        // Split on bytes: as a String, "\r\n" is one Character and would not split on "\n".
         var ids: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
-            let trimmed = line.trimmingCharacters(in: " \t")
+        for (number, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            var line = rawLine[...]
+            if line.last == 0x0D { line = line.dropLast() }
+            guard let text = String(validating: line, as: UTF8.self) else {
+                throw CommandFailure(.dataError, "standard input:\(number + 1): not valid UTF-8")
+            }
+            let trimmed = Substring(text).trimmingCharacters(in: " \t")
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 throw CommandFailure(.dataError, "standard input:\(number + 1): control character in customer id")

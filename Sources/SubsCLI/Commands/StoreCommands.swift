@@ -10,9 +10,7 @@ enum StoreCommands {
         let path = Commands.storePath(invocation, context)
         let demo = invocation.flag("demo")
         let text = demo ? DemoStore.json : emptyStore
-        try StoreFiles.withLock(storePath: path, timeout: Commands.lockTimeout(context)) {
-            try StoreFiles.create(path: path, bytes: Array(text.utf8))
-        }
+        try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: Commands.lockTimeout(context))
         guard !invocation.global.quiet else { return .success }
         switch invocation.global.format {
         case .json, .jsonl:

@@ -70,11 +70,14 @@ struct TextTable {
         return out
     }
 
+    /// Narrows the widest columns, one character at a time, never below their header or 8.
     private func fit(_ widths: [Int], into columns: Int) -> [Int] {
         var widths = widths
+        let floors = headers.map { max($0.count, 8) }
         let separators = 2 * max(0, widths.count - 1)
         while widths.reduce(0, +) + separators > columns {
-            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 8 else { break }
+            let shrinkable = widths.indices.filter { widths[$0] > floors[$0] }
+            guard let widest = shrinkable.max(by: { widths[$0] < widths[$1] }) else { break }
             widths[widest] -= 1
         }
         return widths

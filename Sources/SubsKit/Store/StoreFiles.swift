@@ -31,10 +31,18 @@ public enum StoreFiles {
         return try body()
     }
 
-    /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600, directory
-    /// created 0700 if needed). The file appears complete or not at all.
-    public static func create(path: String, bytes: [UInt8]) throws {
+    /// Creates a new store at `path` holding `bytes`, under the store's lock; its directory is
+    /// created (0700) when missing. Never replaces an existing store.
+    public static func createStore(path: String, bytes: [UInt8], lockTimeout: Double) throws {
         try makeParentDirectory(of: path)
+        try withLock(storePath: path, timeout: lockTimeout) {
+            try create(path: path, bytes: bytes)
+        }
+    }
+
+    /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600). The file
+    /// appears complete or not at all.
+    static func create(path: String, bytes: [UInt8]) throws {
         let temp = try writeTemporary(beside: path, bytes: bytes, mode: 0o600)
         defer { unlink(temp) }
         // link() fails when the target exists, so an existing store is never replaced.

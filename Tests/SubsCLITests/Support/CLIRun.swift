@@ -99,15 +99,17 @@ enum Binary {
         if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
         try inPipe.fileHandleForWriting.close()
         // Read both pipes concurrently so a full pipe never blocks the child.
-        var errData = Data()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            errData = errPipe.fileHandleForReading.readDataToEndOfFile()
+            errBox.data = errPipe.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
         let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
         group.wait()
+        let errData = errBox.data
         process.waitUntilExit()
         return CLIResult(status: ExitCode(rawValue: process.terminationStatus),
                          stdout: String(decoding: outData, as: UTF8.self),
