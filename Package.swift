@@ -6,12 +6,15 @@ let package = Package(
     name: "subs",
     products: [
         .executable(name: "subs", targets: ["subs"]),
+        .executable(name: "subs-bench", targets: ["subs-bench"]),
     ],
     targets: [
         .target(name: "SubsJSON"),
         .target(name: "SubsKit", dependencies: ["SubsJSON"]),
         .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"]),
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
+        // The benchmark of SPEC section 8: generates the stores, times subs against jq.
+        .executableTarget(name: "subs-bench", dependencies: ["SubsKit", "SubsJSON"]),
         .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON"]),
         .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON"]),
         .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON"]),

@@ -1,0 +1,1 @@
+print("subs-bench: not implemented yet")
