@@ -44,6 +44,8 @@ extension Context {
     /// The context of the running process.
     public static func process() -> Context {
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit makes write() fail with EFBIG (a clean exit 73) instead of killing us.
+        signal(SIGXFSZ, SIG_IGN)
         return Context(
             writeOut: { standardOutput.write($0) },
             writeErr: { text in

@@ -21,30 +21,33 @@ struct Splice {
         return Splice(range: range, bytes: Array(indented(value, unit: unit, base: base).utf8))
     }
 
-    /// A new member `"id": value` appended to the `customers` object.
-    static func insertCustomer(id: String, value: JSONValue, into store: ScannedStore) throws -> Splice {
-        guard let customers = store.index.customers else {
+    /// New members `"id": value` appended to the `customers` object, in order, written the way
+    /// the store writes its customers (one line, or one member per line at their indentation).
+    static func insertCustomers(_ customers: [(id: String, value: JSONValue)], into store: ScannedStore) throws -> Splice {
+        guard let object = store.index.customers else {
             throw StoreError.invalid(path: store.path, problems: [StoreProblem(path: "customers", message: "required")])
         }
         let bytes = store.bytes
-        let closing = customers.upperBound - 1   // the '}'
+        let closing = object.upperBound - 1   // the '}'
         var last = closing - 1
-        while last > customers.lowerBound, isSpace(bytes[last]) { last -= 1 }
-        let isEmpty = last == customers.lowerBound
-        let objectIndent = lineIndent(at: customers.lowerBound, in: bytes)
-        let multiline = UnsafeRawBufferPointer(rebasing: bytes[customers]).contains(UInt8(ascii: "\n"))
-        let key = JSON.quote(id)
+        while last > object.lowerBound, isSpace(bytes[last]) { last -= 1 }
+        let isEmpty = last == object.lowerBound
+        let objectIndent = lineIndent(at: object.lowerBound, in: bytes)
+        let multiline = UnsafeRawBufferPointer(rebasing: bytes[object]).contains(UInt8(ascii: "\n"))
         if !multiline && !isEmpty {
-            return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\(key):\(JSONWriter.compact(value))".utf8))
+            let members = customers.map { ",\(JSON.quote($0.id)):\(JSONWriter.compact($0.value))" }.joined()
+            return Splice(range: (last + 1)..<(last + 1), bytes: Array(members.utf8))
         }
-        // The indentation of existing customers, or one unit deeper than the object's line.
-        let unit = store.index.firstCustomerKeyOffset == nil ? "  " : indentUnit(inside: customers, base: objectIndent, in: bytes)
-        let memberIndent = store.index.firstCustomerKeyOffset.map { lineIndent(at: $0, in: bytes) } ?? objectIndent + unit
-        let member = "\(memberIndent)\(key): \(indented(value, unit: unit, base: memberIndent))"
+        // The indentation of the existing customers, or one unit deeper than the object's line.
+        let first = store.index.firstCustomerKeyOffset
+        let unit = first == nil ? "  " : indentUnit(inside: object, base: objectIndent, in: bytes)
+        let memberIndent = first.map { lineIndent(at: $0, in: bytes) } ?? objectIndent + unit
+        let members = customers.map { "\(memberIndent)\(JSON.quote($0.id)): \(indented($0.value, unit: unit, base: memberIndent))" }
+            .joined(separator: ",\n")
         if isEmpty {
-            return Splice(range: (customers.lowerBound + 1)..<closing, bytes: Array("\n\(member)\n\(objectIndent)".utf8))
+            return Splice(range: (object.lowerBound + 1)..<closing, bytes: Array("\n\(members)\n\(objectIndent)".utf8))
         }
-        return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\n\(member)".utf8))
+        return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\n\(members)".utf8))
     }
 
     /// The old bytes with the edits applied (edits must not overlap).

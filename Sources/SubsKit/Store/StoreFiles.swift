@@ -54,8 +54,9 @@ public enum StoreFiles {
         syncDirectory(of: path)
     }
 
-    /// Replaces the file at `path` by `bytes` atomically, keeping `mode`.
+    /// Replaces the file at `path` by `bytes` atomically, keeping `mode`. Call it holding the lock.
     public static func replace(path: String, bytes: [UInt8], mode: mode_t) throws {
+        removeStaleTemporaries(beside: path)
         let temp = try writeTemporary(beside: path, bytes: bytes, mode: mode)
         pauseForTests("renaming")
         if rename(temp, path) != 0 {
@@ -94,6 +95,23 @@ public enum StoreFiles {
             throw error
         }
         return temp
+    }
+
+    /// Temporary files of writers that were killed mid-write. Holding the lock, no live writer
+    /// can own one, so they are safe to remove.
+    static func removeStaleTemporaries(beside path: String) {
+        let prefix = "." + baseName(of: path) + ".tmp-"
+        let dirPath = directory(of: path)
+        guard let dir = opendir(dirPath) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
+                unlink(dirPath + "/" + name)
+            }
+        }
     }
 
     static func makeParentDirectory(of path: String) throws {

@@ -31,17 +31,16 @@ struct StoreWriter {
             var missing: [String] = []
             var nothingToRevoke: [String] = []
             var seen: Set<Int> = []
-            var created: [String: Int] = [:]   // new customer id → index in `changed`
+            var created: [(id: String, value: JSONValue)] = []
             for (i, id) in ids.enumerated() {
                 guard let span = try resolve(store, index: i, id: id) else {
                     guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
-                    if created[id] != nil { continue }
+                    if created.contains(where: { $0.id == id }) { continue }
                     var record = CustomerRecord(id: id, firstSeen: now)
                     var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
                     let grants = applyChange(change, to: &record, json: &value, now: now)
-                    created[id] = changed.count
+                    created.append((id, .object(value)))
                     changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: true))
-                    edits.append(try Splice.insertCustomer(id: id, value: .object(value), into: store))
                     continue
                 }
                 guard seen.insert(span.keyOffset).inserted else { continue }
@@ -61,6 +60,7 @@ struct StoreWriter {
             guard nothingToRevoke.isEmpty else {
                 throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
             }
+            if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
             if !dryRun {
                 let bytes = Splice.apply(edits, to: store.bytes)
                 try StoreFiles.replace(path: path, bytes: bytes, mode: store.file.mode)
