@@ -76,6 +76,7 @@ func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: S
     process.arguments = ["-c", "set -o pipefail; " + script]
     var env = ProcessInfo.processInfo.environment
     env["SUBS_NOW"] = testNow
+    env["XDG_CONFIG_HOME"] = "/nonexistent-config"
     process.environment = env
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
