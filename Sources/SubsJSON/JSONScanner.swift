@@ -95,7 +95,7 @@ enum JSONScanner {
                     _ = try bytes.skipString(&p)
                 case 0x7B, 0x5B: // { [
                     guard depth < maxDepth else {
-                        throw bytes.error("nesting deeper than \(maxDepth) levels", at: p)
+                        throw bytes.error("nesting deeper than 512 levels", at: p)
                     }
                     if depth <= reportDepth {
                         let (key, index) = context(depth)
