@@ -23,6 +23,11 @@ struct JSONBytes {
     func endOfInput() -> JSONError { error("unexpected end of input", at: end) }
 
     @inline(never)
+    func controlCharacter(at offset: Int) -> JSONError {
+        error("control character U+\(JSONBytes.hex(base[offset], digits: 4)) in string", at: offset)
+    }
+
+    @inline(never)
     func unexpected(at offset: Int) -> JSONError {
         error("unexpected \(JSONBytes.describe(base[offset]))", at: offset)
     }
@@ -46,14 +51,21 @@ struct JSONBytes {
         var i = p
         while i < end {
             let c = base[i]
-            if c > 0x20 { break }
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+            if c == 0x20 || c == 0x0D || c == 0x09 {
                 i &+= 1
-                // Pretty-printed stores indent every line: take runs of spaces a word at a time.
-                while i &+ 8 <= end,
-                      UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+            } else if c == 0x0A {
+                i &+= 1
+                // Pretty-printed stores indent every line: take the indentation a word at a time.
+                #if _endian(little)
+                while i &+ 8 <= end {
+                    let notSpace = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ 0x2020_2020_2020_2020
+                    if notSpace != 0 {
+                        i &+= notSpace.trailingZeroBitCount &>> 3
+                        break
+                    }
                     i &+= 8
                 }
+                #endif
             } else {
                 break
             }
@@ -105,7 +117,7 @@ struct JSONBytes {
             } else if c >= 0x80 {
                 i = try skipUTF8(at: i)
             } else if c < 0x20 {
-                throw error("control character U+\(JSONBytes.hex(c, digits: 4)) in string", at: i)
+                throw controlCharacter(at: i)
             } else {
                 i &+= 1
             }

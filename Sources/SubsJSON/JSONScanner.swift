@@ -22,18 +22,33 @@ enum JSONScanner {
     /// Validates the one value starting (after whitespace) at `start` and ending (before
     /// whitespace) at `bytes.end`, reporting values at depth <= visitor.reportDepth.
     static func scan<V: JSONScanVisitor>(_ bytes: JSONBytes, from start: Int, visitor: inout V) throws {
-        let reportDepth = visitor.reportDepth
-        let base = bytes.base
-        let end = bytes.end
-        let frames = UnsafeMutablePointer<Frame>.allocate(capacity: maxDepth)
-        defer { frames.deallocate() }
-        var keys = JSONKeySet()
-        defer { keys.release() }
-        var depth = 0
-        var p = start
-
-        if start == 0 && end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF {
+        if start == 0 && bytes.end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
             throw bytes.error("byte order mark not allowed: the store is plain UTF-8", at: 0)
+        }
+        var state = State(bytes: bytes, position: start)
+        defer { state.release() }
+        try state.run(visitor: &visitor)
+    }
+
+    /// The scan in progress. A struct with mutating methods rather than closures over local
+    /// variables, so that the hot loop keeps its state in registers without runtime
+    /// exclusivity checks.
+    struct State {
+        let bytes: JSONBytes
+        var p: Int
+        var depth = 0
+        let frames: UnsafeMutablePointer<Frame>
+        var keys = JSONKeySet()
+
+        init(bytes: JSONBytes, position: Int) {
+            self.bytes = bytes
+            self.p = position
+            frames = .allocate(capacity: maxDepth)
+        }
+
+        func release() {
+            frames.deallocate()
+            keys.release()
         }
 
         /// Key and index of the value at `depth`, as the visitor sees them.
@@ -42,110 +57,114 @@ enum JSONScanner {
             guard depth > 0 else { return (nil, -1) }
             let parent = frames[depth - 1]
             guard parent.isObject else { return (nil, parent.count) }
-            let raw = UnsafeRawBufferPointer(start: base + parent.keyStart + 1, count: parent.keyLength)
+            let raw = UnsafeRawBufferPointer(start: bytes.base + parent.keyStart + 1, count: parent.keyLength)
             return (JSONKey(raw: raw, offset: parent.keyStart, hasEscapes: parent.keyEscaped), -1)
         }
 
         /// Reads the member key at `p` (an opening quote) of the innermost object and the ':'
-        /// after it; leaves `p` at the member's value.
+        /// after it; leaves `p` after the ':'.
         @inline(__always)
-        func readKey() throws {
+        mutating func readKey() throws {
             let keyStart = p
             let escaped = try bytes.skipString(&p)
             let key = JSONKeySet.Record(start: keyStart &+ 1, length: p &- keyStart &- 2, escaped: escaped)
-            let frame = frames + (depth - 1)
-            guard keys.insert(key, objectBase: frame.pointee.keysBase, depth: depth, bytes: base) else {
+            let frame = frames + (depth &- 1)
+            guard keys.insert(key, objectBase: frame.pointee.keysBase, depth: depth, bytes: bytes.base) else {
                 throw duplicateKey(key, at: keyStart, in: bytes)
             }
             frame.pointee.keyStart = keyStart
             frame.pointee.keyLength = key.length
             frame.pointee.keyEscaped = escaped
             bytes.skipWhitespace(&p)
-            guard p < end else { throw bytes.endOfInput() }
-            guard base[p] == 0x3A else { throw bytes.error("expected ':' after object key", at: p) }
+            guard p < bytes.end else { throw bytes.endOfInput() }
+            guard bytes[p] == 0x3A else { throw bytes.error("expected ':' after object key", at: p) }
             p &+= 1
         }
 
-        nextValue: while true {
-            // Read one value at `p`; containers push a frame and go on with their first child.
-            bytes.skipWhitespace(&p)
-            guard p < end else { throw bytes.endOfInput() }
-            var valueStart = p
-            let c = base[p]
-            switch c {
-            case 0x22: // "
-                _ = try bytes.skipString(&p)
-            case 0x7B, 0x5B: // { [
-                guard depth < maxDepth else {
-                    throw bytes.error("nesting deeper than \(maxDepth) levels", at: p)
-                }
-                if depth <= reportDepth {
-                    let (key, index) = context(depth)
-                    try visitor.enter(depth: depth, key: key, index: index, start: p)
-                }
-                let isObject = c == 0x7B
-                frames[depth] = Frame(start: p, count: 0, keysBase: keys.count, keyStart: 0, keyLength: 0,
-                                      keyEscaped: false, isObject: isObject)
-                depth &+= 1
-                p &+= 1
+        mutating func run<V: JSONScanVisitor>(visitor: inout V) throws {
+            let reportDepth = visitor.reportDepth
+            let end = bytes.end
+            nextValue: while true {
+                // Read one value at `p`; containers push a frame and go on with their first child.
                 bytes.skipWhitespace(&p)
                 guard p < end else { throw bytes.endOfInput() }
-                let next = base[p]
-                if next == (isObject ? 0x7D : 0x5D) { // empty container
-                    p &+= 1
-                    depth &-= 1
-                } else if !isObject {
-                    continue nextValue
-                } else if next == 0x22 {
-                    try readKey()
-                    continue nextValue
-                } else {
-                    throw bytes.error("expected object key or '}'", at: p)
-                }
-            case 0x2D, 0x30...0x39: // - 0-9
-                try bytes.skipNumber(&p)
-            case 0x74, 0x66, 0x6E: // t f n
-                try bytes.skipLiteral(&p)
-            default:
-                throw bytes.unexpected(at: p)
-            }
-
-            // A value ends at `p`; so may the containers it closes, innermost first.
-            while true {
-                if depth <= reportDepth {
-                    let (key, index) = context(depth)
-                    try visitor.value(depth: depth, key: key, index: index, range: valueStart..<p)
-                }
-                bytes.skipWhitespace(&p)
-                guard depth > 0 else {
-                    guard p == end else { throw bytes.error("unexpected data after the JSON value", at: p) }
-                    return
-                }
-                guard p < end else { throw bytes.endOfInput() }
-                let frame = frames + (depth - 1)
-                let isObject = frame.pointee.isObject
-                let c = base[p]
-                if c == 0x2C { // ,
-                    let comma = p
+                var valueStart = p
+                let c = bytes[p]
+                switch c {
+                case 0x22: // "
+                    _ = try bytes.skipString(&p)
+                case 0x7B, 0x5B: // { [
+                    guard depth < maxDepth else {
+                        throw bytes.error("nesting deeper than 512 levels", at: p)
+                    }
+                    if depth <= reportDepth {
+                        let (key, index) = context(depth)
+                        try visitor.enter(depth: depth, key: key, index: index, start: p)
+                    }
+                    let isObject = c == 0x7B
+                    frames[depth] = Frame(start: p, count: 0, keysBase: keys.count, keyStart: 0, keyLength: 0,
+                                          keyEscaped: false, isObject: isObject)
+                    depth &+= 1
                     p &+= 1
                     bytes.skipWhitespace(&p)
                     guard p < end else { throw bytes.endOfInput() }
-                    frame.pointee.count &+= 1
-                    let next = base[p]
-                    if next == (isObject ? 0x7D : 0x5D) { throw bytes.error("trailing comma", at: comma) }
-                    if isObject {
-                        guard next == 0x22 else { throw bytes.error("expected object key", at: p) }
+                    let next = bytes[p]
+                    if next == (isObject ? 0x7D : 0x5D) { // empty container
+                        p &+= 1
+                        depth &-= 1
+                    } else if !isObject {
+                        continue nextValue
+                    } else if next == 0x22 {
                         try readKey()
+                        continue nextValue
+                    } else {
+                        throw bytes.error("expected object key or '}'", at: p)
                     }
-                    continue nextValue
+                case 0x2D, 0x30...0x39: // - 0-9
+                    try bytes.skipNumber(&p)
+                case 0x74, 0x66, 0x6E: // t f n
+                    try bytes.skipLiteral(&p)
+                default:
+                    throw bytes.unexpected(at: p)
                 }
-                guard c == (isObject ? 0x7D : 0x5D) else {
-                    throw bytes.error(isObject ? "expected ',' or '}'" : "expected ',' or ']'", at: p)
+
+                // A value ends at `p`; so may the containers it closes, innermost first.
+                while true {
+                    if depth <= reportDepth {
+                        let (key, index) = context(depth)
+                        try visitor.value(depth: depth, key: key, index: index, range: valueStart..<p)
+                    }
+                    bytes.skipWhitespace(&p)
+                    guard depth > 0 else {
+                        guard p == end else { throw bytes.error("unexpected data after the JSON value", at: p) }
+                        return
+                    }
+                    guard p < end else { throw bytes.endOfInput() }
+                    let frame = frames + (depth &- 1)
+                    let isObject = frame.pointee.isObject
+                    let c = bytes[p]
+                    if c == 0x2C { // ,
+                        let comma = p
+                        p &+= 1
+                        bytes.skipWhitespace(&p)
+                        guard p < end else { throw bytes.endOfInput() }
+                        frame.pointee.count &+= 1
+                        let next = bytes[p]
+                        if next == (isObject ? 0x7D : 0x5D) { throw bytes.error("trailing comma", at: comma) }
+                        if isObject {
+                            guard next == 0x22 else { throw bytes.error("expected object key", at: p) }
+                            try readKey()
+                        }
+                        continue nextValue
+                    }
+                    guard c == (isObject ? 0x7D : 0x5D) else {
+                        throw bytes.error(isObject ? "expected ',' or '}'" : "expected ',' or ']'", at: p)
+                    }
+                    p &+= 1
+                    depth &-= 1
+                    if isObject { keys.pop(to: frame.pointee.keysBase) }
+                    valueStart = frame.pointee.start
                 }
-                p &+= 1
-                depth &-= 1
-                if isObject { keys.pop(to: frame.pointee.keysBase) }
-                valueStart = frame.pointee.start
             }
         }
     }
