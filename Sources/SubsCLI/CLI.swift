@@ -41,6 +41,7 @@ public enum CLI {
             context.writeOut(HelpRenderer.help(forGroup: group, columns: context.columns))
             return .success
         case .run(let invocation):
+            if invocation.command == .completion { return CompletionCommand.run(invocation, context: context) }
             return Commands.run(invocation, context: context)
         }
     }

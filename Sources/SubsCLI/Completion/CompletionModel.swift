@@ -1,0 +1,129 @@
+// What the three completion scripts complete, read off CommandLineSpec once, so that bash, zsh
+// and fish offer the same commands, options and values.
+
+/// How one value (an option's or a positional argument's) is completed.
+enum CompletionAction: Equatable {
+    case nothing
+    case words([String])
+    case files
+    /// Ids listed by `subs __complete KIND PREFIX`: "customers", "entitlements".
+    case ids([String])
+    case commandNames
+
+    init(_ kind: ValueKind) {
+        switch kind {
+        case .choice(let words): self = .words(words)
+        case .file: self = .files
+        case .customer: self = .ids(["customers"])
+        case .entitlement: self = .ids(["entitlements"])
+        case .date: self = .words(["now"])
+        case .command: self = .commandNames
+        case .text, .url, .duration, .count, .seconds, .hostPort: self = .nothing
+        }
+    }
+
+    /// Both: where the last positional may be a user or the entitlement (`grant alice |`).
+    func merged(with other: CompletionAction) -> CompletionAction {
+        switch (self, other) {
+        case (.ids(let a), .ids(let b)): return .ids(b + a.filter { !b.contains($0) })
+        case (.nothing, _): return other
+        default: return self
+        }
+    }
+}
+
+/// Positional completion of one command: position `from`...`through` (nil: any later one).
+struct PositionRule {
+    var from: Int
+    var through: Int?
+    var action: CompletionAction
+}
+
+enum CompletionModel {
+    /// A word typed as the first positional: a command or a group (`store`), with its abstract.
+    static var topWords: [(word: String, abstract: String)] {
+        var out: [(String, String)] = []
+        for spec in CommandLineSpec.visibleCommands {
+            if spec.words.count == 1 {
+                out.append((spec.name.rawValue, spec.abstract))
+            } else if let group = CommandLineSpec.groups.first(where: { $0.name == spec.words[0] }),
+                      !out.contains(where: { $0.0 == group.name }) {
+                out.append((group.name, group.abstract))
+            }
+        }
+        return out
+    }
+
+    /// Subcommand words of each group (`store` → init, validate), with abstracts.
+    static func subcommands(of group: CommandGroup) -> [(word: String, abstract: String)] {
+        group.commands.map(CommandLineSpec.command).map { ($0.words.last ?? "", $0.abstract) }
+    }
+
+    static var globalOptions: [OptionSpec] { CommandLineSpec.globalOptions.filter { !$0.hidden } }
+
+    static func commandOptions(_ spec: CommandSpec) -> [OptionSpec] { spec.options.filter { !$0.hidden } }
+
+    /// Every option that takes a value, once by long name (for skipping values while scanning).
+    static var valueOptions: [OptionSpec] {
+        var seen: Set<String> = []
+        return (globalOptions + CommandLineSpec.visibleCommands.flatMap(commandOptions)).filter {
+            !$0.isFlag && seen.insert($0.long).inserted
+        }
+    }
+
+    /// Value options grouped by how their value completes, in table order, one option name once.
+    /// Options of the same long name share a kind across commands (`--until` is a DATE everywhere).
+    static var valueActions: [(action: CompletionAction, options: [String])] {
+        var groups: [(CompletionAction, [String])] = []
+        for option in valueOptions {
+            let action = CompletionAction(option.kind!)
+            if let index = groups.firstIndex(where: { $0.0 == action }) {
+                groups[index].1.append(option.longName)
+            } else {
+                groups.append((action, [option.longName]))
+            }
+        }
+        return groups
+    }
+
+    /// How each position completes, from the command's ArgumentSpecs (see CommandLineParser.assign).
+    static func positionRules(_ spec: CommandSpec) -> [PositionRule] {
+        let arguments = spec.arguments
+        guard let many = arguments.firstIndex(where: { $0.arity == .oneOrMore }) else {
+            return arguments.enumerated().map { PositionRule(from: $0.offset, through: $0.offset,
+                                                              action: CompletionAction($0.element.kind)) }
+        }
+        var rules = arguments[..<many].enumerated().map {
+            PositionRule(from: $0.offset, through: $0.offset, action: CompletionAction($0.element.kind))
+        }
+        let repeating = CompletionAction(arguments[many].kind)
+        if many + 1 == arguments.count {
+            rules.append(PositionRule(from: many, through: nil, action: repeating))
+        } else {
+            // The arguments after USER... are only known once the line is complete: from the
+            // second position on, offer both.
+            let later = arguments[(many + 1)...].map { CompletionAction($0.kind) }.reduce(repeating) { $0.merged(with: $1) }
+            rules.append(PositionRule(from: many, through: many, action: repeating))
+            rules.append(PositionRule(from: many + 1, through: nil, action: later))
+        }
+        return rules
+    }
+
+    /// Text inside single quotes for sh-like shells (bash, zsh).
+    static func shQuoted(_ text: String) -> String {
+        "'" + text.replacingAll("'", with: "'\\''") + "'"
+    }
+
+    /// Text inside single quotes for fish, where \ and ' are escaped with a backslash.
+    static func fishQuoted(_ text: String) -> String {
+        "'" + text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
+    }
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}

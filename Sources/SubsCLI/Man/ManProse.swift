@@ -1,0 +1,192 @@
+// The man page's prose: what CommandLineSpec cannot say (rules, documents, statuses, files).
+// Plain text; ManPage escapes it and puts one sentence on each line, as mdoc wants.
+
+enum ManProse {
+    static let date = "November 22, 2026"
+
+    static let description = [
+        """
+        subs reads a local JSON store (or a remote REST endpoint with --remote) and reports which \
+        entitlements a customer holds, in which state, why, and until when. \
+        Support staff use it to look a customer up, scripts use its exit status, and its JSON output \
+        pipes into jq.
+        """,
+        """
+        Global options may appear before or after the command name. \
+        Options take their value as --name value or --name=value; a value that starts with a dash \
+        must use the second form. \
+        An option given twice keeps its last value, except the repeatable ones. \
+        The argument -- ends option parsing, so that later arguments are taken as they are.
+        """,
+        """
+        USER is a customer id or one of its aliases. \
+        A USER of - reads customer ids from standard input, one per line; blank lines and lines \
+        starting with # are skipped. \
+        For grant and revoke the last argument is the entitlement and every argument before it is a customer.
+        """,
+        """
+        DATE is 2026-03-01T12:00:00Z, with fractional seconds or a +hh:mm offset if wanted, or \
+        2026-03-01 (midnight UTC), or now. \
+        DURATION is an ISO 8601 duration such as P1D, P2W, P1M, P3M, P1Y, PT12H or P1Y2M3DT4H. \
+        Months and years are calendar arithmetic in UTC, clamped to the last day of the month, so \
+        January 31 plus P1M is the last day of February.
+        """,
+        """
+        Settings come from, in order of precedence: options on the command line, environment \
+        variables, the config file, and defaults. \
+        An empty environment variable counts as unset. \
+        The config file holds key = value lines whose keys are the long names of the options store, \
+        remote, provider, api-key-file, format, color and timeout. \
+        A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
+        and a path starting with ~/ is taken from the home directory. \
+        An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
+        naming the file and line or the variable.
+        """,
+    ]
+
+    static let states: [(String, String)] = [
+        ("active", "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."),
+        ("gracePeriod", "A renewal payment failed and the product's grace period has not ended; still active."),
+        ("billingRetry", "A renewal payment failed and the store is still retrying after the grace period; inactive."),
+        ("paused", "The subscription is paused until its auto-resume date; inactive."),
+        ("expired", "The subscription or grant ended; inactive."),
+        ("revoked", "Refunded or revoked; inactive."),
+    ]
+
+    static let stateIntro = """
+        Status is evaluated at an instant T, the --at date or now. \
+        Records dated after T do not exist yet. \
+        Each entitlement is described by one source: a subscription chain, a non-consumable purchase \
+        or a manual grant; when several exist, the active one that ends last describes it. \
+        The state of an entitlement is one of:
+        """
+
+    static let fields: [(String, String)] = [
+        ("id", "The entitlement id."),
+        ("isActive", "Whether the customer has access at T."),
+        ("state", "One of the states above."),
+        ("renewState", "willRenew, canceled (auto-renew turned off), billingIssue, nonRenewable (purchases and grants) or unknown."),
+        ("willRenew", "Whether renewState is willRenew."),
+        ("periodType", "normal, trial, intro or promotional (grants)."),
+        ("source", "appstore, playstore, stripe, amazon, manual (grants) or unknown."),
+        ("grantType", "purchase, familySharing, offerCode or manual."),
+        ("productId", "The product that describes the entitlement; null for grants."),
+        ("startedDate", "The earliest non-revoked purchase of the chain, the purchase date, or the grant date."),
+        ("trialStartDate", "When the chain's trial started, or null."),
+        ("firstPurchaseDate", "The first paid transaction, or null."),
+        ("lastPurchaseDate", "The latest transaction, or the grant date."),
+        ("expirationDate", "When access ends without renewal; null for purchases and lifetime grants."),
+        ("gracePeriodExpirationDate", "End of the grace period while a billing issue is open, or null."),
+        ("billingIssueDetectedAt", "When the open billing issue was detected, or null."),
+        ("autoRenewDisableDate", "When auto-renew was turned off, or null."),
+        ("autoResumeDate", "When a scheduled pause ends, or null."),
+        ("renewalProductId", "The product the subscription changes to at its next renewal, or null."),
+        ("renewsCount", "Paid renewals of the chain: paid transactions minus one, at least 0; null where the provider has none."),
+        ("isSandbox", "Whether the describing transaction is a sandbox one."),
+        ("lastActivatedOfferCode", "The latest offer code used, or null."),
+        ("grantId", "The id of the describing grant, or null."),
+        ("transactions", "The chain's transactions up to T, oldest first, revoked ones included; [] for grants."),
+    ]
+
+    static let output = [
+        """
+        Every result is one value, rendered as a table (the default), tsv, json or jsonl; table and \
+        JSON never disagree. \
+        Tables show dates as 2026-03-01 12:00Z, with a relative hint and colour only on a terminal, \
+        and escape every control character coming from the data. \
+        check tables end with one sentence per entitlement that is not simply active and renewing, saying why.
+        """,
+        """
+        JSON dates are UTC with whole seconds, or null. \
+        Every key listed here is always present, null when empty, so jq filters never meet a missing key. \
+        With several customers, json prints an array of the documents and jsonl one document per line.
+        """,
+    ]
+
+    static let documents: [(String, String)] = [
+        ("check", "customerId, requestDate, aliases, firstSeen, attributes, activeEntitlements, entitlements. "
+            + "entitlements maps each entitlement id to an object with the fields above; each element of its "
+            + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
+            + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
+        ("history", "customerId, requestDate, entries. Each entry has date, kind (transaction, refund, event or grant), "
+            + "type and entitlements; transactions add transactionId, originalTransactionId, productId, "
+            + "expirationDate, source, environment, ownershipType and offerCode; refunds add transactionId and "
+            + "productId; events add originalTransactionId and their own fields; grants add grantId, "
+            + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
+            + "jsonl prints one entry per line."),
+        ("renew-count", "customerId, requestDate, entitlement, renewsCount with an ENTITLEMENT; without one, "
+            + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
+            + "when ENTITLEMENT is given."),
+        ("grant, revoke", "customerId, requestDate, dryRun, grants (the grant records written: id, entitlement, "
+            + "grantedAt, expirationDate, grantedBy, reason, revokedAt, revokedBy, revokeReason) and entitlement "
+            + "(its status after the write)."),
+    ]
+
+    static let environment: [(String, String)] = [
+        ("SUBS_STORE", "The store path, as --store."),
+        ("SUBS_REMOTE", "A remote endpoint, as --remote."),
+        ("SUBS_PROVIDER", "The remote API, as --provider."),
+        ("SUBS_API_KEY_FILE", "File holding the API key, as --api-key-file."),
+        ("SUBS_API_KEY", "The API key itself, when no key file is given. It is never printed, logged or cached."),
+        ("SUBS_FORMAT", "The output format, as --format."),
+        ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
+        ("SUBS_CONFIG", "The config file, as --config."),
+        ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
+        ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
+        ("USER", "Who makes changes when neither --actor nor SUBS_ACTOR is given."),
+        ("SUBS_LOCK_TIMEOUT", "Seconds a write waits for the store lock before exit status 75; default 10."),
+        ("SUBS_SERVER_TOKEN", "The bearer token serve requires, when --token-file is not given."),
+        ("NO_COLOR", "When set and not empty, --color auto prints no colour."),
+        ("TERM", "When dumb, --color auto prints no colour."),
+        ("COLUMNS", "Width of help text and tables; default 80."),
+        ("XDG_DATA_HOME", "Base of the default store path; default ~/.local/share."),
+        ("XDG_CONFIG_HOME", "Base of the default config file; default ~/.config."),
+        ("XDG_CACHE_HOME", "Base of the remote answer cache; default ~/.cache."),
+    ]
+
+    static let files: [(String, String)] = [
+        ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
+        ("STORE.lock", "Sidecar lock file next to the store, held by every write; never renamed or deleted."),
+        ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
+        ("$XDG_CACHE_HOME/subs/", "Cached remote answers, files with mode 0600, never holding credentials."),
+    ]
+
+    static let exitStatuses: [(Int32, String)] = [
+        (0, "Success."),
+        (1, "check --require: at least one customer lacks a required entitlement."),
+        (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
+        (64, "Usage error: unknown option or command, bad value, missing argument."),
+        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input."),
+        (66, "The store file does not exist or cannot be read."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer."),
+        (70, "Internal error."),
+        (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
+        (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
+        (76, "Remote protocol error: an answer that is not what the API defines."),
+        (77, "Permission denied: HTTP 401 or 403, or a file permission."),
+        (78, "Configuration error: a bad config file or environment variable."),
+        (130, "Interrupted by SIGINT."),
+    ]
+
+    static let exitIntro = """
+        With several customers the status is the most severe one seen: any error status over 3 over 1 over 0, \
+        and among errors the first one met. \
+        A missing customer does not stop the others from being printed. \
+        Every error is one line on standard error that starts with subs: error: and says what failed.
+        """
+
+    static let examples: [(String, String)] = [
+        ("subs check alice", "Support lookup: every entitlement of alice, its state, and a sentence on why."),
+        ("subs history alice --entitlement premium", "Everything that happened to alice's premium, oldest first."),
+        ("subs check alice --require premium -q", "CI gate: exit status 0 only if alice has an active premium, 1 if not."),
+        ("subs check alice --json | jq -r '.entitlements.premium.expirationDate'", "When alice's premium ends, for a script."),
+        ("subs check - --format jsonl < ids.txt | jq -r 'select(.activeEntitlements | index(\"premium\")) | .customerId'",
+         "The customers listed in ids.txt who have premium."),
+        ("subs grant - early_access --duration P3M < ids.txt", "Batch grant: three months of early_access for every id in ids.txt, all or nothing."),
+        ("subs revoke alice premium --reason 'granted by mistake'", "Take back alice's manual premium."),
+        ("n=$(subs renew-count alice premium)", "How many times alice's premium renewed."),
+        ("subs --at 2026-01-01 check alice", "alice's status as it was on 1 January 2026."),
+        ("subs serve --token-file token.txt & subs --remote http://127.0.0.1:8787 --api-key-file token.txt check alice",
+         "Serve the store and query it over the REST API."),
+    ]
+}
