@@ -66,7 +66,7 @@ let shells = [("bash", "completions/subs.bash"), ("zsh", "completions/_subs"), (
 final class CompletionTests: XCTestCase {
     func testCommittedScriptsAreWhatTheGeneratorPrints() throws {
         for (shell, path) in shells {
-            let run = CLIRun(["completion", shell])
+            let run = runCLI(["completion", shell])
             XCTAssertEqual(run.status, .success, shell)
             XCTAssertEqual(run.stderr, "")
             XCTAssertEqual(run.stdout, CompletionCommand.script(for: shell))

@@ -200,20 +200,20 @@ final class ConfigTests: XCTestCase {
     }
 
     func testCLIExits78OnConfigErrors() throws {
-        let env = CLIRun(["check", "alice"], environment: ["SUBS_TIMEOUT": "-1"])
+        let env = runCLI(["check", "alice"], env: ["SUBS_TIMEOUT": "-1"])
         XCTAssertEqual(env.status, .configError)
         XCTAssertEqual(env.status.rawValue, 78)
         XCTAssertEqual(env.stderr, "subs: error: SUBS_TIMEOUT: '-1' is not a positive number of seconds\n")
         XCTAssertEqual(env.stdout, "")
         let path = try write("colour = never\n")
-        let file = CLIRun(["check", "alice"], environment: ["SUBS_CONFIG": path])
+        let file = runCLI(["check", "alice"], env: ["SUBS_CONFIG": path])
         XCTAssertEqual(file.status.rawValue, 78)
         XCTAssertEqual(file.stderr, "subs: error: \(path):1: unknown key 'colour' (did you mean 'color'?)\n")
     }
 
     func testHelpAndVersionDoNotNeedAGoodConfig() throws {
         let path = try write("nonsense\n")
-        XCTAssertEqual(CLIRun(["--help"], environment: ["SUBS_CONFIG": path]).status, .success)
-        XCTAssertEqual(CLIRun(["--version"], environment: ["SUBS_CONFIG": path]).status, .success)
+        XCTAssertEqual(runCLI(["--help"], env: ["SUBS_CONFIG": path]).status, .success)
+        XCTAssertEqual(runCLI(["--version"], env: ["SUBS_CONFIG": path]).status, .success)
     }
 }

@@ -143,10 +143,10 @@ final class HelpTests: XCTestCase {
     }
 
     func testCLIPrintsHelpForTheCommandAtTheTerminalWidth() {
-        let run = CLIRun(["help", "grant"], environment: ["COLUMNS": "50"])
+        let run = runCLI(["help", "grant"], env: ["COLUMNS": "50"])
         XCTAssertEqual(run.status, .success)
         XCTAssertEqual(run.stdout, HelpRenderer.help(for: .grant, columns: 50))
-        XCTAssertEqual(CLIRun(["store", "--help"]).stdout, HelpRenderer.help(forGroup: "store", columns: 80))
-        XCTAssertEqual(CLIRun(["-h"]).stdout, HelpRenderer.help(for: nil, columns: 80))
+        XCTAssertEqual(runCLI(["store", "--help"]).stdout, HelpRenderer.help(forGroup: "store", columns: 80))
+        XCTAssertEqual(runCLI(["-h"]).stdout, HelpRenderer.help(for: nil, columns: 80))
     }
 }

@@ -36,24 +36,6 @@ func usageError(_ arguments: [String], environment: [String: String] = [:],
     return nil
 }
 
-/// CLI.run in-process with captured output.
-struct CLIRun {
-    var status: ExitCode
-    var stdout: String
-    var stderr: String
-
-    init(_ arguments: [String], environment: [String: String] = [:]) {
-        final class Sink: @unchecked Sendable { var out = "", err = "" }
-        let sink = Sink()
-        let context = Context(writeOut: { sink.out += $0 }, writeErr: { sink.err += $0 },
-                              readIn: { [] }, environment: environment, clock: FixedClock(parserNow),
-                              stdoutIsTerminal: false, stderrIsTerminal: false, currentDirectory: "/")
-        status = CLI.run(arguments: arguments, context: context)
-        stdout = sink.out
-        stderr = sink.err
-    }
-}
-
 final class ParserTests: XCTestCase {
     func testCheckTakesUsersAndKeepsDashForStandardInput() throws {
         let inv = try invocation(["check", "alice", "-", "bob"])
@@ -362,7 +344,7 @@ final class ParserTests: XCTestCase {
     // MARK: CLI.run
 
     func testCLIPrintsAThreeLineUsageErrorAndExits64() {
-        let run = CLIRun(["check", "--jsn", "alice"])
+        let run = runCLI(["check", "--jsn", "alice"])
         XCTAssertEqual(run.status, .usage)
         XCTAssertEqual(run.stdout, "")
         XCTAssertEqual(run.stderr, """
@@ -371,27 +353,27 @@ final class ParserTests: XCTestCase {
             usage: subs check [options] USER...
 
             """)
-        let noSuggestion = CLIRun(["history"])
+        let noSuggestion = runCLI(["history"])
         XCTAssertEqual(noSuggestion.status.rawValue, 64)
         XCTAssertEqual(noSuggestion.stderr, "subs: error: history: missing USER\nusage: subs history [options] USER\n")
-        let command = CLIRun(["chek"])
+        let command = runCLI(["chek"])
         XCTAssertEqual(command.stderr,
                        "subs: error: unknown command 'chek'\ndid you mean 'check'?\nusage: subs [options] COMMAND [ARGS]\n")
     }
 
     func testCLIEscapesControlCharactersInErrors() {
-        let run = CLIRun(["check", "--\u{1b}[31m"])
+        let run = runCLI(["check", "--\u{1b}[31m"])
         XCTAssertEqual(run.status, .usage)
         XCTAssertFalse(run.stderr.contains("\u{1b}"))
         XCTAssertTrue(run.stderr.contains("\\x1b[31m"), run.stderr)
     }
 
     func testCLIHelpAndVersionGoToStdoutWithStatus0() {
-        let help = CLIRun(["check", "--help"])
+        let help = runCLI(["check", "--help"])
         XCTAssertEqual(help.status, .success)
         XCTAssertTrue(help.stdout.hasPrefix("OVERVIEW: "))
         XCTAssertEqual(help.stderr, "")
-        let version = CLIRun(["--version"])
+        let version = runCLI(["--version"])
         XCTAssertEqual(version.status, .success)
         XCTAssertEqual(version.stdout, "subs \(CLI.version)\n")
     }

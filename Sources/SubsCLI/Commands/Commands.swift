@@ -16,10 +16,11 @@ public enum Commands {
             case .storeInit: return try StoreCommands.initialize(invocation, context)
             case .storeValidate: return try StoreCommands.validate(invocation, context)
             case .grant, .revoke: return try GrantCommand.run(invocation, context)
+            case .complete: return CompleteCommand.run(invocation, context)
             case .serve:
                 throw CommandFailure(.unavailable, "serve is not available yet in this version of subs")
-            default:
-                if invocation.command.rawValue == "__complete" { return CompleteCommand.run(invocation, context) }
+            case .completion, .help:
+                // Answered by CLI before commands run.
                 throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
             }
         } catch {
