@@ -1,27 +1,34 @@
-// "did you mean …?": the closest candidate within edit distance 2.
+// "did you mean …?" for mistyped options, commands, choice words and entitlement ids.
 
 public enum EditDistance {
-    public static func nearest(_ word: String, among candidates: [String]) -> String? {
-        candidates
-            .map { ($0, distance(word, $0)) }
-            .filter { $0.1 <= 2 && $0.1 < max(word.count, 1) }
-            .min(by: { $0.1 < $1.1 })?.0
+    /// The candidate closest to `word` within edit distance 2 (first in list order on ties).
+    public static func closest(to word: String, among candidates: [String]) -> String? {
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates where candidate != word {
+            let d = distance(word, candidate)
+            if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
+        }
+        return best?.candidate
     }
 
-    /// Levenshtein distance over characters.
+    /// Damerau–Levenshtein distance (optimal string alignment): a swap of two neighbours costs 1,
+    /// because `--jsno` is one slip, not two.
     public static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
         for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1,
-                                 previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
             }
-            previous = current
         }
-        return previous[b.count]
+        return d[a.count][b.count]
     }
 }

@@ -334,11 +334,11 @@ final class ParserTests: XCTestCase {
     }
 
     func testEditDistanceCountsASwapAsOne() {
-        XCTAssertEqual(Suggestion.distance("--jsno", "--json"), 1)
-        XCTAssertEqual(Suggestion.distance("chek", "check"), 1)
-        XCTAssertEqual(Suggestion.distance("", "abc"), 3)
-        XCTAssertEqual(Suggestion.distance("kitten", "sitting"), 3)
-        XCTAssertNil(Suggestion.closest(to: "kitten", among: ["sitting"]))
+        XCTAssertEqual(EditDistance.distance("--jsno", "--json"), 1)
+        XCTAssertEqual(EditDistance.distance("chek", "check"), 1)
+        XCTAssertEqual(EditDistance.distance("", "abc"), 3)
+        XCTAssertEqual(EditDistance.distance("kitten", "sitting"), 3)
+        XCTAssertNil(EditDistance.closest(to: "kitten", among: ["sitting"]))
     }
 
     // MARK: CLI.run

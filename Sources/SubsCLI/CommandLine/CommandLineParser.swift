@@ -62,7 +62,7 @@ public enum CommandLineParser {
         if let group = CommandLineSpec.groups.first(where: { $0.name == topic }) { return .groupHelp(group.name) }
         if let name = CommandName(rawValue: topic) { return .help(name) }
         throw UsageError("unknown command '\(Terminal.escape(topic))'",
-                         suggestion: Suggestion.closest(to: topic, among: ArgumentScan.commandWords), command: .help)
+                         suggestion: EditDistance.closest(to: topic, among: ArgumentScan.commandWords), command: .help)
     }
 
     /// Counts and kinds of positional arguments against the command's ArgumentSpecs.
@@ -166,7 +166,7 @@ struct ArgumentScan {
         guard let spec = candidates.first(where: { $0.longName == name || $0.shortName == name }) else {
             let names = candidates.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }
             fail(UsageError("unknown option '\(Terminal.escape(name))'",
-                            suggestion: Suggestion.closest(to: name, among: names), command: command))
+                            suggestion: EditDistance.closest(to: name, among: names), command: command))
             return
         }
         if spec.isFlag {
@@ -201,7 +201,7 @@ struct ArgumentScan {
         if let group {
             guard let name = group.commands.first(where: { CommandLineSpec.command($0).words.last == word }) else {
                 let words = CommandLineParser.subcommandWords(group)
-                let suggestion = Suggestion.closest(to: word, among: words).map { group.name + " " + $0 }
+                let suggestion = EditDistance.closest(to: word, among: words).map { group.name + " " + $0 }
                 throw UsageError("\(group.name): unknown subcommand '\(Terminal.escape(word))' (use "
                                  + words.joined(separator: " or ") + ")", suggestion: suggestion)
             }
@@ -212,7 +212,7 @@ struct ArgumentScan {
             command = name
         } else {
             throw UsageError("unknown command '\(Terminal.escape(word))'",
-                             suggestion: Suggestion.closest(to: word, among: Self.commandWords))
+                             suggestion: EditDistance.closest(to: word, among: Self.commandWords))
         }
     }
 

@@ -2,6 +2,7 @@
 // Which file is read, and what a broken one means (exit 78), is decided here.
 
 #if canImport(Glibc)
+import SubsKit
 import Glibc
 #endif
 
@@ -64,7 +65,7 @@ struct ConfigFile {
                 value = String(value.dropFirst().dropLast())
             }
             guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
-                let hint = Suggestion.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = EditDistance.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
                 throw ConfigError("\(where_): unknown key '\(Terminal.escape(key))'\(hint)")
             }
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }

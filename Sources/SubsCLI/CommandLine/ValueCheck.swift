@@ -40,7 +40,7 @@ enum ValueCheck {
         case .choice(let words):
             if !words.contains(value) {
                 throw ValueProblem(reason: "\(shown) is not one of \(words.joined(separator: ", "))",
-                                   suggestion: Suggestion.closest(to: value, among: words))
+                                   suggestion: EditDistance.closest(to: value, among: words))
             }
         case .hostPort:
             if hostPort(value) == nil {

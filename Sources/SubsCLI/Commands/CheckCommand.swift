@@ -36,7 +36,7 @@ enum CheckCommand {
         let known = catalog.entitlementIds
         for entitlement in required where !known.contains(entitlement) {
             var message = "no product unlocks entitlement '\(entitlement)'"
-            if let near = EditDistance.nearest(entitlement, among: known) { message += " (did you mean '\(near)'?)" }
+            if let near = EditDistance.closest(to: entitlement, among: known) { message += " (did you mean '\(near)'?)" }
             throw CommandFailure(.notFound, message)
         }
     }

@@ -23,7 +23,7 @@ struct StoreWriter {
             let known = catalog.entitlementIds
             guard known.contains(change.entitlement) else {
                 throw ChangeError.unknownEntitlement(change.entitlement,
-                                                     suggestion: EditDistance.nearest(change.entitlement, among: known))
+                                                     suggestion: EditDistance.closest(to: change.entitlement, among: known))
             }
 
             var edits: [Splice] = []
