@@ -15,7 +15,7 @@ public enum CommandLineSpec {
                    defaultValue: "$XDG_DATA_HOME/subs/store.json",
                    help: "The local JSON store"),
         OptionSpec("remote", kind: .url, valueName: "URL", environment: "SUBS_REMOTE",
-                   help: "Use a remote REST endpoint instead of the local store"),
+                   help: "Use a remote REST endpoint instead of the local store (not available yet: exit 69)"),
         OptionSpec("provider", kind: .choice(["subs", "revenuecat"]), valueName: "NAME",
                    environment: "SUBS_PROVIDER", defaultValue: "subs",
                    help: "API spoken by --remote"),
@@ -124,8 +124,8 @@ public enum CommandLineSpec {
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
                     examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
-                    discussion: "Binds 127.0.0.1 by default and refuses a non-loopback address "
-                        + "without a token. Stops cleanly on SIGINT or SIGTERM.",
+                    discussion: "Not available yet in this version: it answers exit 69. When it lands it binds "
+                        + "127.0.0.1 by default and refuses a non-loopback address without a token.",
                     options: [
                         OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
                                    defaultValue: "127.0.0.1:8787", help: "Address to listen on"),

@@ -158,7 +158,7 @@ enum ManProse {
         (64, "Usage error: unknown option or command, bad value, missing argument."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input."),
         (66, "The store file does not exist or cannot be read."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, serve and --remote, which are not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
@@ -186,7 +186,5 @@ enum ManProse {
         ("subs revoke alice premium --reason 'granted by mistake'", "Take back alice's manual premium."),
         ("n=$(subs renew-count alice premium)", "How many times alice's premium renewed."),
         ("subs --at 2026-01-01 check alice", "alice's status as it was on 1 January 2026."),
-        ("subs serve --token-file token.txt & subs --remote http://127.0.0.1:8787 --api-key-file token.txt check alice",
-         "Serve the store and query it over the REST API."),
     ]
 }
