@@ -56,6 +56,12 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(ids, [.string("alice"), .string("carol")])
     }
 
+    func testStoreFromAPipe() throws {
+        let result = try shell("'\(Binary.url.path)' --store <(cat '\(small)') check alice --json | jq -r .customerId")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "alice\n")
+    }
+
     func testClosedPipeDoesNotCrash() throws {
         let ids = String(repeating: "alice\n", count: 5000)
         let result = try shell("printf '\(ids.replacingOccurrences(of: "\n", with: "\\n"))' | '\(Binary.url.path)' --store '\(small)' check - --format jsonl | head -c 10")

@@ -22,7 +22,7 @@ enum Explanation {
         case .grant: return grantReason(e)
         case .purchase:
             if e.state == .revoked { return "refunded on \(day(e.revokedAt))" }
-            return "lifetime purchase (\(e.productId ?? "?")) on \(day(e.lastPurchaseDate))"
+            return "one-time purchase of \(e.productId ?? "?") on \(day(e.lastPurchaseDate)), no expiration"
         case .chain: return chainReason(e, catalog: catalog)
         }
     }

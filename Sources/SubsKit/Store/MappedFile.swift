@@ -7,6 +7,8 @@ import Glibc
 final class MappedFile {
     let bytes: UnsafeRawBufferPointer
     private let mapped: Bool
+    /// Bytes read from a pipe or device, which cannot be mapped (`--store <(...)`).
+    private var streamed: UnsafeMutableRawBufferPointer?
     /// The file's mode bits (kept by writes).
     let mode: mode_t
 
@@ -21,6 +23,13 @@ final class MappedFile {
             throw StoreError.unreadable(path: path, reason: "is a directory")
         }
         mode = info.st_mode & 0o7777
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            let buffer = try MappedFile.readStream(fd: fd, path: path)
+            streamed = buffer
+            bytes = UnsafeRawBufferPointer(buffer)
+            mapped = false
+            return
+        }
         let size = Int(info.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -40,6 +49,30 @@ final class MappedFile {
         if mapped, let base = bytes.baseAddress {
             munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
         }
+        streamed?.deallocate()
+    }
+
+    private static func readStream(fd: Int32, path: String) throws -> UnsafeMutableRawBufferPointer {
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        var count = 0
+        while true {
+            if count == buffer.count {
+                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+                bigger.copyMemory(from: UnsafeRawBufferPointer(buffer))
+                buffer.deallocate()
+                buffer = bigger
+            }
+            let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                buffer.deallocate()
+                throw StoreError.unreadable(path: path, reason: errorText(code))
+            }
+            count += n
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
     }
 
     static func openError(path: String, errno code: Int32) -> StoreError {
