@@ -12,7 +12,7 @@ public enum CLI {
         if let now = context.environment["SUBS_NOW"], !now.isEmpty {
             guard let instant = ISODate.parse(now) else {
                 context.writeErr("subs: error: SUBS_NOW: '\(Terminal.escape(now))' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)\n")
-                return .usage
+                return .configError
             }
             context.clock = FixedClock(instant)
         }
@@ -41,7 +41,6 @@ public enum CLI {
             context.writeOut(HelpRenderer.help(forGroup: group, columns: context.columns))
             return .success
         case .run(let invocation):
-            if invocation.command == .completion { return CompletionCommand.run(invocation, context: context) }
             return Commands.run(invocation, context: context)
         }
     }

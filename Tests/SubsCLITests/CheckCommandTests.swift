@@ -187,6 +187,12 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(result.status, .success)
     }
 
+    func testBadSubsNowIsAConfigurationError() {
+        let result = runCLI(["--store", store, "check", "alice"], now: "yesterday")
+        XCTAssertEqual(result.status, .configError)
+        XCTAssertTrue(result.stderr.hasPrefix("subs: error: SUBS_NOW: 'yesterday'"), result.stderr)
+    }
+
     func testFormatFromEnvironment() throws {
         let result = check(["alice"], env: ["SUBS_FORMAT": "json"])
         XCTAssertNotNil(try JSON.parse(result.stdout).objectValue)

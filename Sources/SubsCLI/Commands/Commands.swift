@@ -19,7 +19,8 @@ public enum Commands {
             case .complete: return CompleteCommand.run(invocation, context)
             case .serve:
                 throw CommandFailure(.unavailable, "serve is not available yet in this version of subs")
-            case .completion, .help:
+            case .completion: return CompletionCommand.run(invocation, context: context)
+            case .help:
                 // Answered by CLI before commands run.
                 throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
             }
