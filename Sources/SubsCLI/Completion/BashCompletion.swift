@@ -89,7 +89,7 @@ enum BashCompletion {
 
             """
         for spec in CommandLineSpec.visibleCommands where !CompletionModel.commandOptions(spec).isEmpty {
-            s += "                \(casePattern(spec))) opts+=\" \(optionWords(CompletionModel.commandOptions(spec)))\" ;;\n"
+            s += "                \(CompletionModel.casePattern(spec))) opts+=\" \(optionWords(CompletionModel.commandOptions(spec)))\" ;;\n"
         }
         s += """
                         esac
@@ -109,10 +109,9 @@ enum BashCompletion {
         for spec in CommandLineSpec.visibleCommands {
             let rules = CompletionModel.positionRules(spec)
             if rules.isEmpty { continue }
-            s += "        \(casePattern(spec)))\n"
+            s += "        \(CompletionModel.casePattern(spec)))\n"
             for rule in rules {
-                let test = rule.through.map { $0 == rule.from ? "npos == \($0)" : "npos >= \(rule.from) && npos <= \($0)" }
-                    ?? "npos >= \(rule.from)"
+                let test = CompletionModel.positionTest(rule)
                 s += "            if ((\(test))); then \(code(rule.action)); fi\n"
             }
             s += "            ;;\n"
@@ -130,10 +129,6 @@ enum BashCompletion {
 
     static func optionWords(_ options: [OptionSpec]) -> String {
         options.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }.joined(separator: " ")
-    }
-
-    static func casePattern(_ spec: CommandSpec) -> String {
-        spec.words.count > 1 ? "\"\(spec.name.rawValue)\"" : spec.name.rawValue
     }
 
     static func code(_ action: CompletionAction) -> String {

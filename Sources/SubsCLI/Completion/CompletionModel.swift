@@ -118,6 +118,17 @@ enum CompletionModel {
     static func fishQuoted(_ text: String) -> String {
         "'" + text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
     }
+
+    /// The shell `case` pattern of a command ("store init" quoted, as one word of the script).
+    static func casePattern(_ spec: CommandSpec) -> String {
+        spec.words.count > 1 ? "\"\(spec.name.rawValue)\"" : spec.name.rawValue
+    }
+
+    /// The arithmetic test (bash and zsh alike) for the positions a rule covers.
+    static func positionTest(_ rule: PositionRule) -> String {
+        guard let through = rule.through else { return "npos >= \(rule.from)" }
+        return through == rule.from ? "npos == \(through)" : "npos >= \(rule.from) && npos <= \(through)"
+    }
 }
 
 extension String {
@@ -126,4 +137,5 @@ extension String {
         for c in self { if c == target { out += replacement } else { out.append(c) } }
         return out
     }
+
 }

@@ -76,7 +76,7 @@ enum ZshCompletion {
 
             """
         for spec in CommandLineSpec.visibleCommands where !CompletionModel.commandOptions(spec).isEmpty {
-            s += "        \(casePattern(spec))) options+=(\n"
+            s += "        \(CompletionModel.casePattern(spec))) options+=(\n"
             s += describeEntries(CompletionModel.commandOptions(spec).flatMap(optionEntries), indent: 10)
             s += "          ) ;;\n"
         }
@@ -99,10 +99,9 @@ enum ZshCompletion {
         for spec in CommandLineSpec.visibleCommands {
             let rules = CompletionModel.positionRules(spec)
             if rules.isEmpty { continue }
-            s += "    \(casePattern(spec)))\n"
+            s += "    \(CompletionModel.casePattern(spec)))\n"
             for rule in rules {
-                let test = rule.through.map { $0 == rule.from ? "npos == \($0)" : "npos >= \(rule.from) && npos <= \($0)" }
-                    ?? "npos >= \(rule.from)"
+                let test = CompletionModel.positionTest(rule)
                 s += "      if (( \(test) )); then \(code(rule.action)); fi\n"
             }
             s += "      ;;\n"
@@ -141,10 +140,6 @@ enum ZshCompletion {
             String(repeating: " ", count: indent)
                 + CompletionModel.shQuoted($0.0.replacingAll(":", with: "\\:") + ":" + $0.1) + "\n"
         }.joined()
-    }
-
-    static func casePattern(_ spec: CommandSpec) -> String {
-        spec.words.count > 1 ? "\"\(spec.name.rawValue)\"" : spec.name.rawValue
     }
 
     static func code(_ action: CompletionAction) -> String {

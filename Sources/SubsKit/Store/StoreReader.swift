@@ -65,6 +65,19 @@ struct ScannedStore {
                          path: JSONPath.member("customers", span.id))
     }
 
+    /// The customer the i-th requested id names: by key first, else by alias (which must then
+    /// belong to one customer only); nil when none.
+    func customerSpan(forRequest i: Int, id: String) throws -> CustomerSpan? {
+        if let span = index.byKey[i] { return span }
+        let owners = index.byAlias[i]
+        if owners.count > 1 {
+            let names = owners.map { "'\($0.id)'" }.joined(separator: ", ")
+            throw StoreError.invalid(path: path, problems: [StoreProblem(
+                path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
+        }
+        return owners.first
+    }
+
     func value(_ range: Range<Int>) throws -> JSONValue {
         do {
             return try JSON.parse(bytes, range: range)
@@ -97,17 +110,7 @@ public struct LocalStore: CustomerSource {
         records.reserveCapacity(ids.count)
         var decoded: [Int: CustomerRecord] = [:]   // by key offset: a customer asked for twice is read once
         for (i, id) in ids.enumerated() {
-            let span: CustomerSpan
-            if let byKey = store.index.byKey[i] {
-                span = byKey
-            } else if let owners = store.index.byAlias[i].first {
-                if store.index.byAlias[i].count > 1 {
-                    let names = store.index.byAlias[i].map { "'\($0.id)'" }.joined(separator: ", ")
-                    throw StoreError.invalid(path: path, problems: [StoreProblem(
-                        path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
-                }
-                span = owners
-            } else {
+            guard let span = try store.customerSpan(forRequest: i, id: id) else {
                 records.append(nil)
                 continue
             }

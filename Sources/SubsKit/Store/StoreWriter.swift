@@ -33,7 +33,7 @@ struct StoreWriter {
             var seen: Set<Int> = []
             var created: [(id: String, value: JSONValue)] = []
             for (i, id) in ids.enumerated() {
-                guard let span = try resolve(store, index: i, id: id) else {
+                guard let span = try store.customerSpan(forRequest: i, id: id) else {
                     guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
                     if created.contains(where: { $0.id == id }) { continue }
                     var record = CustomerRecord(id: id, firstSeen: now)
@@ -67,17 +67,6 @@ struct StoreWriter {
             }
             return ChangeResult(catalog: catalog, customers: changed)
         }
-    }
-
-    private func resolve(_ store: ScannedStore, index i: Int, id: String) throws -> CustomerSpan? {
-        if let span = store.index.byKey[i] { return span }
-        let owners = store.index.byAlias[i]
-        if owners.count > 1 {
-            let names = owners.map { "'\($0.id)'" }.joined(separator: ", ")
-            throw StoreError.invalid(path: path, problems: [StoreProblem(
-                path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
-        }
-        return owners.first
     }
 
     /// Applies the change to the record and to its JSON object alike (the object keeps every
