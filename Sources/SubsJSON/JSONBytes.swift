@@ -125,6 +125,8 @@ struct JSONBytes {
     }
 
     /// Checks the escape whose backslash is at `i`; returns the offset after it.
+    /// Out of line, like skipUTF8, so that the loop over plain ASCII stays small.
+    @inline(never)
     func skipEscape(at i: Int) throws -> Int {
         guard i + 1 < end else { throw endOfInput() }
         switch base[i + 1] {
@@ -174,6 +176,7 @@ struct JSONBytes {
 
     /// Validates the UTF-8 sequence starting at `i` (Unicode Table 3-7: no overlong forms,
     /// no encoded surrogates, nothing above U+10FFFF); returns the offset after it.
+    @inline(never)
     func skipUTF8(at i: Int) throws -> Int {
         let lead = base[i]
         let length: Int
