@@ -51,6 +51,7 @@ struct JSONBytes {
         var i = p
         while i < end {
             let c = base[i]
+            if c > 0x20 { break }
             if c == 0x20 || c == 0x0D || c == 0x09 {
                 i &+= 1
             } else if c == 0x0A {

@@ -52,11 +52,12 @@ struct JSONKeySet {
 
     @inline(__always)
     static func filterBit(_ key: Record, _ bytes: UnsafePointer<UInt8>) -> UInt64 {
-        var h = UInt64(truncatingIfNeeded: key.length)
+        var x = UInt64(truncatingIfNeeded: key.length)
         if key.length > 0 {
-            h &+= UInt64(bytes[key.start]) &* 7 &+ UInt64(bytes[key.start &+ key.length &- 1]) &* 13
+            x |= UInt64(bytes[key.start]) &<< 8 | UInt64(bytes[key.start &+ key.length &- 1]) &<< 16
         }
-        return 1 &<< (h & 63)
+        // Multiply-shift: the top six bits of the product pick one of 64 bits.
+        return 1 &<< ((x &* 0x9E37_79B9_7F4A_7C15) &>> 58)
     }
 
     @inline(never)
