@@ -24,7 +24,7 @@ enum JSONScanner {
     /// whitespace) at `bytes.end`, reporting values at depth <= visitor.reportDepth.
     static func scan<V: JSONScanVisitor>(_ bytes: JSONBytes, from start: Int, visitor: inout V) throws {
         if start == 0 && bytes.end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
-            throw bytes.error("byte order mark not allowed: the store is plain UTF-8", at: 0)
+            throw bytes.error("byte order mark not allowed", at: 0)
         }
         var state = State(bytes: bytes, position: start)
         defer { state.release() }
