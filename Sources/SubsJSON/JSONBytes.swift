@@ -51,6 +51,7 @@ struct JSONBytes {
         var i = p
         while i < end {
             let c = base[i]
+            if c > 0x20 { break }
             if c == 0x20 || c == 0x0D || c == 0x09 {
                 i &+= 1
             } else if c == 0x0A {
@@ -125,6 +126,8 @@ struct JSONBytes {
     }
 
     /// Checks the escape whose backslash is at `i`; returns the offset after it.
+    /// Out of line, like skipUTF8, so that the loop over plain ASCII stays small.
+    @inline(never)
     func skipEscape(at i: Int) throws -> Int {
         guard i + 1 < end else { throw endOfInput() }
         switch base[i + 1] {
@@ -174,6 +177,7 @@ struct JSONBytes {
 
     /// Validates the UTF-8 sequence starting at `i` (Unicode Table 3-7: no overlong forms,
     /// no encoded surrogates, nothing above U+10FFFF); returns the offset after it.
+    @inline(never)
     func skipUTF8(at i: Int) throws -> Int {
         let lead = base[i]
         let length: Int
@@ -271,15 +275,26 @@ struct JSONBytes {
 
 extension JSONError {
     /// The error at `offset` of the buffer starting at `base`, with its line and column.
+    /// Lines are counted only here, a word at a time, so an error deep in a large store costs
+    /// one quick pass and the scan itself never tracks them.
     static func at(_ offset: Int, _ message: String, in base: UnsafePointer<UInt8>?) -> JSONError {
-        var line = 1
-        var lineStart = 0
-        if let base {
-            for i in 0..<offset where base[i] == 0x0A {
-                line += 1
-                lineStart = i + 1
-            }
+        guard let base, offset > 0 else { return JSONError(message: message, offset: offset, line: 1, column: 1) }
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var newlines = 0
+        var i = 0
+        while i + 8 <= offset {
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+            // Exactly the zero bytes of x (the newlines) get their high bit set; no borrows.
+            let zero = ~(((x & low) &+ low) | x | low)
+            newlines += zero.nonzeroBitCount
+            i += 8
         }
-        return JSONError(message: message, offset: offset, line: line, column: offset - lineStart + 1)
+        while i < offset {
+            if base[i] == 0x0A { newlines += 1 }
+            i += 1
+        }
+        var lineStart = offset
+        while lineStart > 0 && base[lineStart - 1] != 0x0A { lineStart -= 1 }
+        return JSONError(message: message, offset: offset, line: newlines + 1, column: offset - lineStart + 1)
     }
 }

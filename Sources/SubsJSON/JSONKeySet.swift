@@ -33,21 +33,46 @@ struct JSONKeySet {
 
     /// Adds `key` to the object at `depth` whose keys start at `objectBase`.
     /// Returns false when the object already has an equal key.
+    ///
+    /// `filter` is the object's small Bloom filter over (length, first byte, last byte) of its
+    /// unescaped keys, so most new keys of a small object need no comparison at all. An escaped
+    /// key saturates it, because its raw bytes say little about its value.
     @inline(__always)
-    mutating func insert(_ key: Record, objectBase: Int, depth: Int, bytes: UnsafePointer<UInt8>) -> Bool {
-        let known = count &- objectBase
+    mutating func insert(_ key: Record, objectBase: Int, filter: inout UInt64, depth: Int,
+                         bytes: UnsafePointer<UInt8>) -> Bool {
+        let bit = key.escaped ? UInt64.max : JSONKeySet.filterBit(key, bytes)
+        if filter & bit == 0 && count &- objectBase < JSONKeySet.linearLimit && count < capacity {
+            filter |= bit
+            records[count] = key
+            count &+= 1
+            return true
+        }
+        return insertComparing(key, objectBase: objectBase, filter: &filter, bit: bit, depth: depth, bytes: bytes)
+    }
+
+    @inline(__always)
+    static func filterBit(_ key: Record, _ bytes: UnsafePointer<UInt8>) -> UInt64 {
+        var x = UInt64(truncatingIfNeeded: key.length)
+        if key.length > 0 {
+            x |= UInt64(bytes[key.start]) &<< 8 | UInt64(bytes[key.start &+ key.length &- 1]) &<< 16
+        }
+        // Multiply-shift: the top six bits of the product pick one of 64 bits.
+        return 1 &<< ((x &* 0x9E37_79B9_7F4A_7C15) &>> 58)
+    }
+
+    @inline(never)
+    private mutating func insertComparing(_ key: Record, objectBase: Int, filter: inout UInt64, bit: UInt64,
+                                          depth: Int, bytes: UnsafePointer<UInt8>) -> Bool {
+        let known = count - objectBase
         if known < JSONKeySet.linearLimit {
-            var i = objectBase
-            while i < count {
-                if JSONKeySet.equal(records[i], key, bytes) { return false }
-                i &+= 1
-            }
+            for i in objectBase..<count where JSONKeySet.equal(records[i], key, bytes) { return false }
+            filter |= bit
         } else if !insertHashed(key, known: known, objectBase: objectBase, depth: depth, bytes: bytes) {
             return false
         }
         if count == capacity { grow() }
         records[count] = key
-        count &+= 1
+        count += 1
         return true
     }
 

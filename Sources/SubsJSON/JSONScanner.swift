@@ -10,8 +10,9 @@ enum JSONScanner {
         var start: Int
         /// Index of the element or member being read (elements/members completed before it).
         var count: Int
-        /// Where this object's keys start in the key set.
+        /// Where this object's keys start in the key set, and its key filter (see JSONKeySet).
         var keysBase: Int
+        var keyFilter: UInt64
         /// The key of the member being read (objects): offset of its opening quote and raw length.
         var keyStart: Int
         var keyLength: Int
@@ -23,7 +24,7 @@ enum JSONScanner {
     /// whitespace) at `bytes.end`, reporting values at depth <= visitor.reportDepth.
     static func scan<V: JSONScanVisitor>(_ bytes: JSONBytes, from start: Int, visitor: inout V) throws {
         if start == 0 && bytes.end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
-            throw bytes.error("byte order mark not allowed: the store is plain UTF-8", at: 0)
+            throw bytes.error("byte order mark not allowed", at: 0)
         }
         var state = State(bytes: bytes, position: start)
         defer { state.release() }
@@ -69,7 +70,8 @@ enum JSONScanner {
             let escaped = try bytes.skipString(&p)
             let key = JSONKeySet.Record(start: keyStart &+ 1, length: p &- keyStart &- 2, escaped: escaped)
             let frame = frames + (depth &- 1)
-            guard keys.insert(key, objectBase: frame.pointee.keysBase, depth: depth, bytes: bytes.base) else {
+            guard keys.insert(key, objectBase: frame.pointee.keysBase, filter: &frame.pointee.keyFilter,
+                                    depth: depth, bytes: bytes.base) else {
                 throw duplicateKey(key, at: keyStart, in: bytes)
             }
             frame.pointee.keyStart = keyStart
@@ -102,7 +104,7 @@ enum JSONScanner {
                         try visitor.enter(depth: depth, key: key, index: index, start: p)
                     }
                     let isObject = c == 0x7B
-                    frames[depth] = Frame(start: p, count: 0, keysBase: keys.count, keyStart: 0, keyLength: 0,
+                    frames[depth] = Frame(start: p, count: 0, keysBase: keys.count, keyFilter: 0, keyStart: 0, keyLength: 0,
                                           keyEscaped: false, isObject: isObject)
                     depth &+= 1
                     p &+= 1

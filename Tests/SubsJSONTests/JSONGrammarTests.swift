@@ -179,6 +179,12 @@ final class JSONGrammarTests: XCTestCase {
         assertAccepts("{\(outer)}")
         assertRejects("{\(outer),\"o39\":{}}", "duplicate key \"o39\"")
         assertRejects("{\(outer),\"x\":{\(inner),\"k7\":1}}", "duplicate key \"k7\"")
+        // A small hashed object after a very large one at the same depth (the table is reused).
+        let large = (0..<3000).map { "\"L\($0)\":0" }.joined(separator: ",")
+        let small = (0..<20).map { "\"S\($0)\":0" }.joined(separator: ",")
+        assertAccepts("[{\(large)},{\(small)},{\(large)}]")
+        assertRejects("[{\(large)},{\(small),\"S19\":1}]", "duplicate key \"S19\"")
+        assertRejects("[{\(large)},{\(small),\"L5\":1,\"L5\":1}]", "duplicate key \"L5\"")
     }
 
     func testNesting() {
@@ -208,5 +214,11 @@ final class JSONGrammarTests: XCTestCase {
         assertRejects("[\"é\", x]", "unexpected character 'x'", at: "1:8")
         assertRejects("\n\n\n", "unexpected end of input", at: "4:1")
         assertRejects("[1,\n2,\n]", "trailing comma", at: "2:2")
+        // Lines of every length around the word size used when counting newlines.
+        var lines = ["["]
+        for length in 0..<40 { lines.append(String(repeating: " ", count: length) + "\(length),") }
+        lines.append("   x]")
+        assertRejects(lines.joined(separator: "\n"), "unexpected character 'x'", at: "\(lines.count):4")
+        assertRejects(lines.joined(separator: "\r\n"), "unexpected character 'x'", at: "\(lines.count):4")
     }
 }

@@ -67,8 +67,8 @@ final class JSONUTF8Tests: XCTestCase {
 
     func testByteOrderMark() {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        assertRejects(bom + Array("{}".utf8), "byte order mark not allowed: the store is plain UTF-8", at: "1:1")
-        assertRejects(bom, "byte order mark not allowed: the store is plain UTF-8")
+        assertRejects(bom + Array("{}".utf8), "byte order mark not allowed", at: "1:1")
+        assertRejects(bom, "byte order mark not allowed")
         assertRejects(Array(" ".utf8) + bom + Array("{}".utf8), "unexpected byte 0xEF", at: "1:2")
         // U+FEFF inside a string is just a character.
         XCTAssertEqual(assertAccepts([0x22] + bom + [0x22]), .string("\u{FEFF}"))
