@@ -50,18 +50,17 @@ struct Splice {
         return Splice(range: (last + 1)..<(last + 1), bytes: Array(",\n\(members)".utf8))
     }
 
-    /// The old bytes with the edits applied (edits must not overlap).
-    static func apply(_ edits: [Splice], to bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.bytes.count })
+    /// Writes the old bytes with the edits applied (edits must not overlap), piece by piece:
+    /// unchanged ranges go straight from the old store, nothing is copied in memory.
+    static func write(_ edits: [Splice], over bytes: UnsafeRawBufferPointer,
+                      to write: (UnsafeRawBufferPointer) throws -> Void) throws {
         var position = 0
         for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<edit.range.lowerBound]))
-            out.append(contentsOf: edit.bytes)
+            try write(UnsafeRawBufferPointer(rebasing: bytes[position..<edit.range.lowerBound]))
+            try edit.bytes.withUnsafeBytes { try write($0) }
             position = edit.range.upperBound
         }
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[position..<bytes.count]))
-        return out
+        try write(UnsafeRawBufferPointer(rebasing: bytes[position..<bytes.count]))
     }
 
     /// Pretty JSON whose continuation lines start with `base`.

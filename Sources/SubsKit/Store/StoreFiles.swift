@@ -43,7 +43,9 @@ public enum StoreFiles {
     /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600). The file
     /// appears complete or not at all.
     static func create(path: String, bytes: [UInt8]) throws {
-        let temp = try writeTemporary(beside: path, bytes: bytes, mode: 0o600)
+        let temp = try writeTemporary(beside: path, mode: 0o600) { write in
+            try bytes.withUnsafeBytes { try write($0) }
+        }
         defer { unlink(temp) }
         // link() fails when the target exists, so an existing store is never replaced.
         if link(temp, path) != 0 {
@@ -54,10 +56,12 @@ public enum StoreFiles {
         syncDirectory(of: path)
     }
 
-    /// Replaces the file at `path` by `bytes` atomically, keeping `mode`. Call it holding the lock.
-    public static func replace(path: String, bytes: [UInt8], mode: mode_t) throws {
+    /// Replaces the file at `path` atomically by what `contents` writes (it is handed a function
+    /// that appends bytes), keeping `mode`. Call it holding the lock.
+    public static func replace(path: String, mode: mode_t,
+                               contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         removeStaleTemporaries(beside: path)
-        let temp = try writeTemporary(beside: path, bytes: bytes, mode: mode)
+        let temp = try writeTemporary(beside: path, mode: mode, contents: contents)
         pauseForTests("renaming")
         if rename(temp, path) != 0 {
             let code = errno
@@ -68,8 +72,10 @@ public enum StoreFiles {
         syncDirectory(of: path)
     }
 
-    /// A temporary file in the store's directory holding `bytes`, fsynced; returns its path.
-    static func writeTemporary(beside path: String, bytes: [UInt8], mode: mode_t) throws -> String {
+    /// A temporary file in the store's directory holding what `contents` writes, fsynced;
+    /// returns its path. Removed again when anything fails.
+    static func writeTemporary(beside path: String, mode: mode_t,
+                               contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
         let template = directory(of: path) + "/." + baseName(of: path) + ".tmp-XXXXXX"
         var name = Array(template.utf8CString)
         let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -79,14 +85,16 @@ public enum StoreFiles {
             defer { close(fd) }
             guard fchmod(fd, mode) == 0 else { throw writeError(path: path, errno: errno, doing: "cannot set file mode") }
             pauseForTests("writing")
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw writeError(path: path, errno: errno, doing: "cannot write")
+            try contents { chunk in
+                var offset = 0
+                while offset < chunk.count {
+                    let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw writeError(path: path, errno: errno, doing: "cannot write")
+                    }
+                    offset += n
                 }
-                offset += n
             }
             pauseForTests("syncing")
             guard fsync(fd) == 0 else { throw writeError(path: path, errno: errno, doing: "cannot sync") }

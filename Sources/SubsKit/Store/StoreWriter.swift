@@ -62,8 +62,9 @@ struct StoreWriter {
             }
             if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
             if !dryRun {
-                let bytes = Splice.apply(edits, to: store.bytes)
-                try StoreFiles.replace(path: path, bytes: bytes, mode: store.file.mode)
+                try StoreFiles.replace(path: path, mode: store.file.mode) { write in
+                    try Splice.write(edits, over: store.bytes, to: write)
+                }
             }
             return ChangeResult(catalog: catalog, customers: changed)
         }
