@@ -75,9 +75,29 @@ struct BenchOptions {
             return absolute(found)
         }
         let me = try Runner.currentExecutable()
-        let path = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)]) + "/subs"
+        let directory = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)])
+        let path = directory + "/subs"
+        try buildSubs(beside: directory)
         guard access(path, X_OK) == 0 else { throw BenchError("no subs binary at \(path): run `swift build -c release` first, or pass --subs PATH") }
         return path
+    }
+
+    /// `swift run -c release subs-bench` builds subs-bench only: without this, a missing or stale
+    /// `subs` would be measured. Brings the one beside this executable up to date (a no-op
+    /// build takes a second or two).
+    private func buildSubs(beside directory: String) throws {
+        guard let range = directory.firstRange(of: "/.build/"), let swift = Runner.which("swift") else { return }
+        let package = String(directory[..<range.lowerBound])
+        let configuration = directory.hasSuffix("/release") ? "release" : "debug"
+        note("bringing subs up to date (swift build -c \(configuration) --product subs)…")
+        let log = "/tmp/subs-bench-build-\(getpid()).log"
+        try writeText("", to: log)
+        defer { unlink(log) }
+        let build = try Runner.spawn([swift, "build", "-c", configuration, "--product", "subs", "--package-path", package],
+                                     environment: Runner.inheritedEnvironment(), stdin: log, stdout: log, stderr: log)
+        guard build.status == 0 else {
+            throw BenchError("swift build of subs failed (exit \(build.status)):\n\((try? readText(log)) ?? "")")
+        }
     }
 }
 

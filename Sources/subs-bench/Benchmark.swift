@@ -97,6 +97,7 @@ struct Benchmark {
             }
         }
         unlink(copyPath)
+        unlink(copyPath + ".lock")
 
         let report = Report(options: options, subsPath: subs, big: big, small: small, rows: rows,
                             validations: validations, checkedId: middle, manyIds: idCount, rssFloorKiB: rssFloorKiB)
@@ -184,14 +185,7 @@ struct Benchmark {
     /// The children's environment: this one without SUBS_* settings, plus a fixed clock, an
     /// empty config file and an actor for `grant`.
     static func childEnvironment(config: String) -> [String] {
-        var entries: [String] = []
-        var p = environ
-        while let entry = p.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("SUBS_") { entries.append(text) }
-            p += 1
-        }
-        return entries + ["SUBS_NOW=\(StoreGenerator.nowText)", "SUBS_CONFIG=\(config)", "SUBS_ACTOR=subs-bench"]
+        Runner.inheritedEnvironment().filter { !$0.hasPrefix("SUBS_") } + ["SUBS_NOW=\(StoreGenerator.nowText)", "SUBS_CONFIG=\(config)", "SUBS_ACTOR=subs-bench"]
     }
 
     private func check(_ child: ChildRun, _ row: Measurement, stderrPath: String, outputPath: String?) throws {

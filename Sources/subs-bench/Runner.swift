@@ -55,14 +55,8 @@ struct Runner {
             fputs("subs-bench --relay: expected STDIN STDOUT STDERR -- COMMAND...\n", stderr)
             return 64
         }
-        var environment: [String] = []
-        var p = environ
-        while let entry = p.pointee {
-            environment.append(String(cString: entry))
-            p += 1
-        }
         do {
-            let child = try spawn(Array(arguments[4...]), environment: environment,
+            let child = try spawn(Array(arguments[4...]), environment: inheritedEnvironment(),
                                   stdin: arguments[0], stdout: arguments[1], stderr: arguments[2], useFork: true)
             print("\(child.seconds) \(child.peakRSSKiB) \(child.status)")
             return 0
@@ -124,6 +118,17 @@ struct Runner {
         let signal = status & 0x7F
         let exit = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
         return ChildRun(seconds: seconds, peakRSSKiB: Int(usage.ru_maxrss), status: exit)
+    }
+
+    /// This process's environment as `KEY=value` entries.
+    static func inheritedEnvironment() -> [String] {
+        var entries: [String] = []
+        var p = environ
+        while let entry = p.pointee {
+            entries.append(String(cString: entry))
+            p += 1
+        }
+        return entries
     }
 
     static func monotonicSeconds() -> Double {
