@@ -1,10 +1,11 @@
-// Runs one measured child: posix_spawn with stdin/stdout/stderr redirected to files, wall time
-// from CLOCK_MONOTONIC around spawn…wait4, peak memory from wait4's rusage of that child.
+// Runs one measured child with stdin/stdout/stderr redirected to files: wall time from
+// CLOCK_MONOTONIC around spawn…wait4, peak memory from wait4's rusage of that child.
 //
-// The spawn happens in a small relay process (this executable started with `--relay`), not in
-// the benchmark itself: Linux charges the spawning process's own peak RSS to a child that
-// posix_spawn (vfork) starts, so a child spawned from the benchmark would never report less
-// than the benchmark's own footprint. The relay's footprint is a few MB (see `relayFloorKiB`).
+// The child is started by a small relay process (this executable run as `--relay`), which forks
+// it, rather than by the benchmark: Linux charges a child with the peak RSS of the memory it
+// started from — all of the parent's for a posix_spawn (vfork) child — so a child spawned here
+// could never report less than the benchmark's own footprint. A process that does nothing shows
+// about 2 MB through the relay (the report prints that floor).
 
 #if canImport(Glibc)
 import Glibc
