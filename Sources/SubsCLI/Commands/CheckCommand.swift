@@ -12,22 +12,24 @@ enum CheckCommand {
         try checkRequiredEntitlementsExist(required, catalog: lookup.catalog)
 
         var status = ExitCode.success
-        var results: [CustomerStatus] = []
+        var found: [CustomerRecord] = []
         for (id, record) in zip(users, lookup.records) {
             guard let record else {
                 status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer '\(id)' not found"), context))
                 continue
             }
-            let result = EntitlementRules.status(of: record, catalog: lookup.catalog, at: at)
+            found.append(record)
+        }
+        let results = try found.concurrentMap { EntitlementRules.status(of: $0, catalog: lookup.catalog, at: at) }
+        for result in results {
             for entitlement in required where !result.entitlements.contains(where: { $0.id == entitlement && $0.isActive }) {
                 status = status.combined(with: .requirementMissing)
             }
-            results.append(result)
         }
         guard !invocation.global.quiet else { return status }
         let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        context.writeOut(render(results, catalog: lookup.catalog, activeOnly: activeOnly, style: style, asArray: asArray))
+        context.writeOut(try render(results, catalog: lookup.catalog, activeOnly: activeOnly, style: style, asArray: asArray))
         return status
     }
 
@@ -42,15 +44,16 @@ enum CheckCommand {
     }
 
     static func render(_ results: [CustomerStatus], catalog: Catalog, activeOnly: Bool,
-                       style: OutputStyle, asArray: Bool) -> String {
+                       style: OutputStyle, asArray: Bool) throws -> String {
         switch style.format {
         case .json, .jsonl:
-            return Documents.render(results.map { Documents.check($0, activeOnly: activeOnly) },
-                                    format: style.format, asArray: asArray)
+            return try Documents.render(results, format: style.format, asArray: asArray) {
+                Documents.check($0, activeOnly: activeOnly)
+            }
         case .tsv:
             return TextTable(headers: tsvHeaders, rows: results.flatMap { tsvRows($0, activeOnly: activeOnly) }).renderTSV()
         case .table:
-            return results.map { table($0, catalog: catalog, activeOnly: activeOnly, style: style) }
+            return try results.concurrentMap { table($0, catalog: catalog, activeOnly: activeOnly, style: style) }
                 .joined(separator: "\n")
         }
     }

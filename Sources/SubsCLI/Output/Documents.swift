@@ -130,12 +130,22 @@ enum Documents {
 
     /// `json`: one pretty document (an array when `asArray`); `jsonl`: one compact line each.
     static func render(_ documents: [JSONValue], format: OutputFormat, asArray: Bool) -> String {
+        (try? render(documents, format: format, asArray: asArray) { $0 }) ?? ""
+    }
+
+    /// The same, building and writing each document on all cores when there are many.
+    static func render<T>(_ items: [T], format: OutputFormat, asArray: Bool,
+                          _ document: (T) -> JSONValue) throws -> String {
         switch format {
         case .jsonl:
-            return documents.map { JSONWriter.compact($0) + "\n" }.joined()
+            return try items.concurrentMap { JSONWriter.compact(document($0)) + "\n" }.joined()
         default:
-            if asArray { return JSONWriter.pretty(.array(documents)) + "\n" }
-            return documents.map { JSONWriter.pretty($0) + "\n" }.joined()
+            if asArray {
+                // Elements of the top-level array sit one level deep.
+                let elements = try items.concurrentMap { "  " + JSONWriter.pretty(document($0), level: 1) }
+                return elements.isEmpty ? "[]\n" : "[\n" + elements.joined(separator: ",\n") + "\n]\n"
+            }
+            return try items.concurrentMap { JSONWriter.pretty(document($0)) + "\n" }.joined()
         }
     }
 }

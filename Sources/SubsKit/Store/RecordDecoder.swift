@@ -6,8 +6,8 @@ import SubsJSON
 struct RecordDecoder {
     private(set) var problems: [StoreProblem] = []
 
-    mutating func problem(_ path: String, _ message: String) {
-        problems.append(StoreProblem(path: path, message: message))
+    mutating func problem(_ path: @autoclosure () -> String, _ message: @autoclosure () -> String) {
+        problems.append(StoreProblem(path: path(), message: message()))
     }
 
     // MARK: - Catalog
@@ -47,90 +47,94 @@ struct RecordDecoder {
 
     // MARK: - Customer
 
-    mutating func customer(id: String, _ value: JSONValue, catalog: Catalog, path: String) -> CustomerRecord? {
-        guard let fields = object(value, path) else { return nil }
+    mutating func customer(id: String, _ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> CustomerRecord? {
+        guard let fields = object(value, path()) else { return nil }
         var record = CustomerRecord(id: id)
-        if let aliases = fields["aliases"], let list = array(aliases, JSONPath.member(path, "aliases")) {
+        if let aliases = fields["aliases"], let list = array(aliases, JSONPath.member(path(), "aliases")) {
             for (i, element) in list.enumerated() {
-                let aliasPath = JSONPath.index(JSONPath.member(path, "aliases"), i)
-                guard let alias = string(element, aliasPath) else { continue }
-                if alias == id { problem(aliasPath, "an alias must not be the customer's own id") }
-                if record.aliases.contains(alias) { problem(aliasPath, "duplicate alias '\(alias)'") }
+                func aliasPath() -> String { JSONPath.index(JSONPath.member(path(), "aliases"), i) }
+                guard let alias = string(element, aliasPath()) else { continue }
+                if alias == id { problem(aliasPath(), "an alias must not be the customer's own id") }
+                if record.aliases.contains(alias) { problem(aliasPath(), "duplicate alias '\(alias)'") }
                 record.aliases.append(alias)
             }
         }
-        record.firstSeen = optionalDate(fields, "firstSeen", path)
+        record.firstSeen = optionalDate(fields, "firstSeen", path())
         if let attributes = fields["attributes"], !attributes.isNull {
-            record.attributes = object(attributes, JSONPath.member(path, "attributes"))
+            record.attributes = object(attributes, JSONPath.member(path(), "attributes"))
         }
-        record.transactions = elements(fields, "transactions", path) { decoder, value, itemPath in
-            decoder.transaction(value, catalog: catalog, path: itemPath)
+        record.transactions = elements(fields, "transactions", path()) { decoder, value, itemPath in
+            decoder.transaction(value, catalog: catalog, path: itemPath())
         }
-        record.events = elements(fields, "events", path) { decoder, value, itemPath in
-            decoder.event(value, catalog: catalog, path: itemPath)
+        record.events = elements(fields, "events", path()) { decoder, value, itemPath in
+            decoder.event(value, catalog: catalog, path: itemPath())
         }
-        record.grants = elements(fields, "grants", path) { decoder, value, itemPath in
-            decoder.grant(value, path: itemPath)
+        record.grants = elements(fields, "grants", path()) { decoder, value, itemPath in
+            decoder.grant(value, path: itemPath())
         }
-        uniqueIds(record.transactions.map(\.transactionId), JSONPath.member(path, "transactions"), "transactionId")
-        uniqueIds(record.grants.map(\.id), JSONPath.member(path, "grants"), "id")
+        uniqueIds(record.transactions.map(\.transactionId), JSONPath.member(path(), "transactions"), "transactionId")
+        uniqueIds(record.grants.map(\.id), JSONPath.member(path(), "grants"), "id")
         return record
     }
 
-    private mutating func uniqueIds(_ ids: [String], _ path: String, _ key: String) {
+    private mutating func uniqueIds(_ ids: [String], _ path: @autoclosure () -> String, _ key: String) {
         var seen: Set<String> = []
         for (i, id) in ids.enumerated() where !seen.insert(id).inserted {
-            problem(JSONPath.member(JSONPath.index(path, i), key), "duplicate \(key) '\(id)'")
+            problem(JSONPath.member(JSONPath.index(path(), i), key), "duplicate \(key) '\(id)'")
         }
     }
 
-    private mutating func elements<T>(_ fields: JSONObject, _ key: String, _ path: String,
-                                      _ decode: (inout RecordDecoder, JSONValue, String) -> T?) -> [T] {
-        let listPath = JSONPath.member(path, key)
-        guard let value = fields[key], !value.isNull, let list = array(value, listPath) else { return [] }
+    private mutating func elements<T>(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String,
+                                      _ decode: (inout RecordDecoder, JSONValue, () -> String) -> T?) -> [T] {
+        guard let value = fields[key], !value.isNull, let list = array(value, JSONPath.member(path(), key)) else { return [] }
         var result: [T] = []
         result.reserveCapacity(list.count)
-        for (i, element) in list.enumerated() {
-            if let item = decode(&self, element, JSONPath.index(listPath, i)) { result.append(item) }
+        // The element paths are only built when a problem is reported (they cost more than decoding).
+        withoutActuallyEscaping(path) { path in
+            for (i, element) in list.enumerated() {
+                if let item = decode(&self, element, { JSONPath.index(JSONPath.member(path(), key), i) }) {
+                    result.append(item)
+                }
+            }
         }
         return result
     }
 
-    mutating func transaction(_ value: JSONValue, catalog: Catalog, path: String) -> Transaction? {
-        guard let fields = object(value, path) else { return nil }
+    mutating func transaction(_ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> Transaction? {
+        guard let fields = object(value, path()) else { return nil }
         let problemsBefore = problems.count
-        let transactionId = requiredString(fields, "transactionId", path)
-        let originalId = requiredString(fields, "originalTransactionId", path)
-        let productId = requiredString(fields, "productId", path)
-        let type: TransactionType? = requiredEnum(fields, "type", path)
-        let date = requiredDate(fields, "transactionDate", path)
-        let expiration = optionalDate(fields, "expirationDate", path)
-        let source: PurchaseSource = optionalEnum(fields, "source", path) ?? .unknown
-        let environment: PurchaseEnvironment = optionalEnum(fields, "environment", path) ?? .production
-        let ownership: OwnershipType = optionalEnum(fields, "ownershipType", path) ?? .owner
-        let offerCode = optionalString(fields, "offerCode", path)
-        let revocation = optionalDate(fields, "transactionRevocationDate", path)
+        let transactionId = requiredString(fields, "transactionId", path())
+        let originalId = requiredString(fields, "originalTransactionId", path())
+        let productId = requiredString(fields, "productId", path())
+        let type: TransactionType? = requiredEnum(fields, "type", path())
+        let date = requiredDate(fields, "transactionDate", path())
+        let expiration = optionalDate(fields, "expirationDate", path())
+        let source: PurchaseSource = optionalEnum(fields, "source", path()) ?? .unknown
+        let environment: PurchaseEnvironment = optionalEnum(fields, "environment", path()) ?? .production
+        let ownership: OwnershipType = optionalEnum(fields, "ownershipType", path()) ?? .owner
+        let offerCode = optionalString(fields, "offerCode", path())
+        let revocation = optionalDate(fields, "transactionRevocationDate", path())
 
         if let productId, let type {
-            let productPath = JSONPath.member(path, "productId")
+            func productPath() -> String { JSONPath.member(path(), "productId") }
             if let product = catalog[productId] {
                 let expected: ProductType = type.isSubscription ? .subscription
                     : type == .nonConsumablePurchase ? .nonConsumable : .consumable
                 if product.type != expected {
-                    problem(JSONPath.member(path, "type"),
+                    problem(JSONPath.member(path(), "type"),
                             "\(type.rawValue) needs a \(expected.rawValue) product, but '\(productId)' is a \(product.type.rawValue)")
                 }
             } else {
-                problem(productPath, "unknown product '\(productId)' (not in products)")
+                problem(productPath(), "unknown product '\(productId)' (not in products)")
             }
         }
         if let type {
-            let expirationPath = JSONPath.member(path, "expirationDate")
+            func expirationPath() -> String { JSONPath.member(path(), "expirationDate") }
             if type.isSubscription, expiration == nil, fields["expirationDate"].map({ $0.isNull }) ?? true {
-                problem(expirationPath, "required for \(type.rawValue)")
+                problem(expirationPath(), "required for \(type.rawValue)")
             }
             if !type.isSubscription, let e = fields["expirationDate"], !e.isNull {
-                problem(expirationPath, "must be null or absent for \(type.rawValue)")
+                problem(expirationPath(), "must be null or absent for \(type.rawValue)")
             }
         }
         guard problems.count == problemsBefore, let transactionId, let originalId, let productId,
@@ -141,22 +145,22 @@ struct RecordDecoder {
                            revocationDate: revocation)
     }
 
-    mutating func event(_ value: JSONValue, catalog: Catalog, path: String) -> SubscriptionEvent? {
-        guard let fields = object(value, path) else { return nil }
+    mutating func event(_ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> SubscriptionEvent? {
+        guard let fields = object(value, path()) else { return nil }
         let problemsBefore = problems.count
-        let type: EventType? = requiredEnum(fields, "type", path)
-        let date = requiredDate(fields, "date", path)
-        let originalId = requiredString(fields, "originalTransactionId", path)
+        let type: EventType? = requiredEnum(fields, "type", path())
+        let date = requiredDate(fields, "date", path())
+        let originalId = requiredString(fields, "originalTransactionId", path())
         var productId: String?
         var autoResume: Instant?
         switch type {
         case .renewalProductChanged?:
-            productId = requiredString(fields, "productId", path)
+            productId = requiredString(fields, "productId", path())
             if let p = productId, catalog[p] == nil {
-                problem(JSONPath.member(path, "productId"), "unknown product '\(p)' (not in products)")
+                problem(JSONPath.member(path(), "productId"), "unknown product '\(p)' (not in products)")
             }
         case .pauseScheduled?:
-            autoResume = requiredDate(fields, "autoResumeDate", path)
+            autoResume = requiredDate(fields, "autoResumeDate", path())
         default:
             break
         }
@@ -165,114 +169,114 @@ struct RecordDecoder {
                                  productId: productId, autoResumeDate: autoResume)
     }
 
-    mutating func grant(_ value: JSONValue, path: String) -> Grant? {
-        guard let fields = object(value, path) else { return nil }
+    mutating func grant(_ value: JSONValue, path: @autoclosure () -> String) -> Grant? {
+        guard let fields = object(value, path()) else { return nil }
         let problemsBefore = problems.count
-        let id = requiredString(fields, "id", path)
-        let entitlement = requiredString(fields, "entitlement", path)
-        let grantedAt = requiredDate(fields, "grantedAt", path)
-        let expiration = optionalDate(fields, "expirationDate", path)
+        let id = requiredString(fields, "id", path())
+        let entitlement = requiredString(fields, "entitlement", path())
+        let grantedAt = requiredDate(fields, "grantedAt", path())
+        let expiration = optionalDate(fields, "expirationDate", path())
         let grant = Grant(id: id ?? "", entitlement: entitlement ?? "", grantedAt: grantedAt ?? Instant(seconds: 0),
                           expirationDate: expiration,
-                          grantedBy: optionalString(fields, "grantedBy", path),
-                          reason: optionalString(fields, "reason", path),
-                          revokedAt: optionalDate(fields, "revokedAt", path),
-                          revokedBy: optionalString(fields, "revokedBy", path),
-                          revokeReason: optionalString(fields, "revokeReason", path))
+                          grantedBy: optionalString(fields, "grantedBy", path()),
+                          reason: optionalString(fields, "reason", path()),
+                          revokedAt: optionalDate(fields, "revokedAt", path()),
+                          revokedBy: optionalString(fields, "revokedBy", path()),
+                          revokeReason: optionalString(fields, "revokeReason", path()))
         guard problems.count == problemsBefore, id != nil, entitlement != nil, grantedAt != nil else { return nil }
         return grant
     }
 
     // MARK: - Field readers
 
-    mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
+    mutating func object(_ value: JSONValue, _ path: @autoclosure () -> String) -> JSONObject? {
         if case .object(let o) = value { return o }
-        problem(path, "expected object, found \(value.typeName)")
+        problem(path(), "expected object, found \(value.typeName)")
         return nil
     }
 
-    mutating func array(_ value: JSONValue, _ path: String) -> [JSONValue]? {
+    mutating func array(_ value: JSONValue, _ path: @autoclosure () -> String) -> [JSONValue]? {
         if case .array(let a) = value { return a }
-        problem(path, "expected array, found \(value.typeName)")
+        problem(path(), "expected array, found \(value.typeName)")
         return nil
     }
 
-    mutating func string(_ value: JSONValue, _ path: String) -> String? {
+    mutating func string(_ value: JSONValue, _ path: @autoclosure () -> String) -> String? {
         if case .string(let s) = value { return s }
-        problem(path, "expected string, found \(value.typeName)")
+        problem(path(), "expected string, found \(value.typeName)")
         return nil
     }
 
-    mutating func requiredString(_ fields: JSONObject, _ key: String, _ path: String) -> String? {
-        let fieldPath = JSONPath.member(path, key)
+    mutating func requiredString(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> String? {
+        func fieldPath() -> String { JSONPath.member(path(), key) }
         guard let value = fields[key], !value.isNull else {
-            problem(fieldPath, "required")
+            problem(fieldPath(), "required")
             return nil
         }
-        guard let s = string(value, fieldPath) else { return nil }
-        if s.isEmpty { problem(fieldPath, "must not be empty"); return nil }
+        guard let s = string(value, fieldPath()) else { return nil }
+        if s.isEmpty { problem(fieldPath(), "must not be empty"); return nil }
         return s
     }
 
-    mutating func optionalString(_ fields: JSONObject, _ key: String, _ path: String) -> String? {
+    mutating func optionalString(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> String? {
         guard let value = fields[key], !value.isNull else { return nil }
-        return string(value, JSONPath.member(path, key))
+        return string(value, JSONPath.member(path(), key))
     }
 
-    mutating func requiredDate(_ fields: JSONObject, _ key: String, _ path: String) -> Instant? {
+    mutating func requiredDate(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> Instant? {
         guard let value = fields[key], !value.isNull else {
-            problem(JSONPath.member(path, key), "required")
+            problem(JSONPath.member(path(), key), "required")
             return nil
         }
-        return date(value, JSONPath.member(path, key))
+        return date(value, JSONPath.member(path(), key))
     }
 
-    mutating func optionalDate(_ fields: JSONObject, _ key: String, _ path: String) -> Instant? {
+    mutating func optionalDate(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> Instant? {
         guard let value = fields[key], !value.isNull else { return nil }
-        return date(value, JSONPath.member(path, key))
+        return date(value, JSONPath.member(path(), key))
     }
 
-    private mutating func date(_ value: JSONValue, _ path: String) -> Instant? {
-        guard let text = string(value, path) else { return nil }
+    private mutating func date(_ value: JSONValue, _ path: @autoclosure () -> String) -> Instant? {
+        guard let text = string(value, path()) else { return nil }
         guard let instant = ISODate.parse(text) else {
-            problem(path, "'\(text)' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)")
+            problem(path(), "'\(text)' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)")
             return nil
         }
         return instant
     }
 
-    mutating func optionalDuration(_ fields: JSONObject, _ key: String, _ path: String) -> ISODuration? {
+    mutating func optionalDuration(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> ISODuration? {
         guard let value = fields[key], !value.isNull else { return nil }
-        let fieldPath = JSONPath.member(path, key)
-        guard let text = string(value, fieldPath) else { return nil }
+        func fieldPath() -> String { JSONPath.member(path(), key) }
+        guard let text = string(value, fieldPath()) else { return nil }
         guard let duration = ISODuration.parse(text) else {
-            problem(fieldPath, "'\(text)' is not an ISO 8601 duration (P16D, P1M, PT12H)")
+            problem(fieldPath(), "'\(text)' is not an ISO 8601 duration (P16D, P1M, PT12H)")
             return nil
         }
         return duration
     }
 
-    mutating func requiredEnum<E: RawRepresentable & CaseIterable>(_ fields: JSONObject, _ key: String, _ path: String) -> E?
+    mutating func requiredEnum<E: RawRepresentable & CaseIterable>(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> E?
     where E.RawValue == String {
         guard let value = fields[key], !value.isNull else {
-            problem(JSONPath.member(path, key), "required")
+            problem(JSONPath.member(path(), key), "required")
             return nil
         }
-        return enumValue(value, JSONPath.member(path, key))
+        return enumValue(value, JSONPath.member(path(), key))
     }
 
-    mutating func optionalEnum<E: RawRepresentable & CaseIterable>(_ fields: JSONObject, _ key: String, _ path: String) -> E?
+    mutating func optionalEnum<E: RawRepresentable & CaseIterable>(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> E?
     where E.RawValue == String {
         guard let value = fields[key], !value.isNull else { return nil }
-        return enumValue(value, JSONPath.member(path, key))
+        return enumValue(value, JSONPath.member(path(), key))
     }
 
-    private mutating func enumValue<E: RawRepresentable & CaseIterable>(_ value: JSONValue, _ path: String) -> E?
+    private mutating func enumValue<E: RawRepresentable & CaseIterable>(_ value: JSONValue, _ path: @autoclosure () -> String) -> E?
     where E.RawValue == String {
-        guard let text = string(value, path) else { return nil }
+        guard let text = string(value, path()) else { return nil }
         if let e = E(rawValue: text) { return e }
         let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
-        problem(path, "'\(text)' is not one of \(allowed)")
+        problem(path(), "'\(text)' is not one of \(allowed)")
         return nil
     }
 }

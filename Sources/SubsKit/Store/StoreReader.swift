@@ -106,26 +106,31 @@ public struct LocalStore: CustomerSource {
         problems += decoder.problems
         guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
 
-        var records: [CustomerRecord?] = []
-        records.reserveCapacity(ids.count)
-        var decoded: [Int: CustomerRecord] = [:]   // by key offset: a customer asked for twice is read once
+        // Which customer each id names (a customer named twice, by id and alias, is read once),
+        // then each of them decoded — on all cores when there are many.
+        var spans: [CustomerSpan] = []
+        var slot: [Int: Int] = [:]   // key offset → index in spans
+        var slots: [Int?] = []
         for (i, id) in ids.enumerated() {
             guard let span = try store.customerSpan(forRequest: i, id: id) else {
-                records.append(nil)
+                slots.append(nil)
                 continue
             }
-            if let record = decoded[span.keyOffset] {
-                records.append(record)
-                continue
+            if slot[span.keyOffset] == nil {
+                slot[span.keyOffset] = spans.count
+                spans.append(span)
             }
+            slots.append(slot[span.keyOffset])
+        }
+        let decoded = try spans.concurrentMap { span -> CustomerRecord in
             var customerDecoder = RecordDecoder()
             let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
             guard customerDecoder.problems.isEmpty, let record else {
                 throw StoreError.invalid(path: path, problems: customerDecoder.problems)
             }
-            decoded[span.keyOffset] = record
-            records.append(record)
+            return record
         }
+        let records = slots.map { $0.map { decoded[$0] } }
         return CustomerLookup(catalog: catalog, records: records)
     }
 
