@@ -11,6 +11,8 @@ final class MappedFile {
     private var streamed: UnsafeMutableRawBufferPointer?
     /// The file's mode bits (kept by writes).
     let mode: mode_t
+    /// Pages below this offset have been handed back (see `release(upTo:)`).
+    private var releasedUpTo = 0
 
     /// Opens and maps `path`. Throws `StoreError.missing` / `.permissionDenied` / `.unreadable`.
     init(path: String) throws {
@@ -51,6 +53,26 @@ final class MappedFile {
         }
         streamed?.deallocate()
     }
+
+    /// Hands back the memory of the pages below `offset` once they have been read. The mapping
+    /// stays valid: a later read of those bytes maps them again from the page cache. This keeps
+    /// the resident size of a scan of a large store small instead of growing to the file's size.
+    func release(upTo offset: Int) {
+        guard mapped, let base = bytes.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = min(offset, bytes.count) / page * page
+        guard end - releasedUpTo >= MappedFile.releaseStep else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + releasedUpTo), end - releasedUpTo, MADV_DONTNEED)
+        releasedUpTo = end
+    }
+
+    /// A second pass over the bytes (the writer's copy) releases behind itself from the start again.
+    func restartRelease() {
+        releasedUpTo = 0
+    }
+
+    /// Release in steps of this many bytes: rare enough to cost nothing, small enough to matter.
+    static let releaseStep = 16 << 20
 
     private static func readStream(fd: Int32, path: String) throws -> UnsafeMutableRawBufferPointer {
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)

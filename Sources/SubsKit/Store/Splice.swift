@@ -52,15 +52,26 @@ struct Splice {
 
     /// Writes the old bytes with the edits applied (edits must not overlap), piece by piece:
     /// unchanged ranges go straight from the old store, nothing is copied in memory.
+    /// `written(offset)` is told how far into the old bytes the copy has got.
     static func write(_ edits: [Splice], over bytes: UnsafeRawBufferPointer,
-                      to write: (UnsafeRawBufferPointer) throws -> Void) throws {
+                      to write: (UnsafeRawBufferPointer) throws -> Void,
+                      written: (Int) -> Void = { _ in }) throws {
+        func copy(_ range: Range<Int>) throws {
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let end = min(start + MappedFile.releaseStep, range.upperBound)
+                try write(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                written(end)
+                start = end
+            }
+        }
         var position = 0
         for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
-            try write(UnsafeRawBufferPointer(rebasing: bytes[position..<edit.range.lowerBound]))
+            try copy(position..<edit.range.lowerBound)
             try edit.bytes.withUnsafeBytes { try write($0) }
             position = edit.range.upperBound
         }
-        try write(UnsafeRawBufferPointer(rebasing: bytes[position..<bytes.count]))
+        try copy(position..<bytes.count)
     }
 
     /// Pretty JSON whose continuation lines start with `base`.

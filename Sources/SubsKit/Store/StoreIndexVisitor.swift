@@ -16,6 +16,8 @@ struct StoreIndexVisitor: JSONScanVisitor {
     /// Depth 4 reaches the elements of `customers.X.aliases`.
     let reportDepth = 4
     let buffer: UnsafeRawBufferPointer
+    /// Called with the end of each customer read, to hand back the memory of what lies behind.
+    let scanned: (Int) -> Void
     let requested: RequestedIds
     /// Also keep the span of every customer (`store validate`, completion, the writer).
     let collectAll: Bool
@@ -40,8 +42,10 @@ struct StoreIndexVisitor: JSONScanVisitor {
     private var inAliases = false
     private var aliasMatches: [Int] = []
 
-    init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, collectAll: Bool) {
+    init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, collectAll: Bool,
+         scanned: @escaping (Int) -> Void = { _ in }) {
         self.buffer = buffer
+        self.scanned = scanned
         self.requested = requested
         self.collectAll = collectAll
         byKey = Array(repeating: nil, count: requested.ids.count)
@@ -97,6 +101,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
             if collectAll { all.append(span) }
             customerKey = nil
             customerKeyMatches = nil
+            scanned(range.upperBound)
         case 1:
             guard rootIsObject, let key else { return }
             if key.equals("schemaVersion") { schemaVersion = range }

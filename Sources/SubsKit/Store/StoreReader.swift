@@ -14,7 +14,8 @@ struct ScannedStore {
     /// Maps and validates the whole file as strict JSON; notes the spans of `ids` (by key or alias).
     static func scan(path: String, ids: [String], collectAll: Bool = false) throws -> ScannedStore {
         let file = try MappedFile(path: path)
-        var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll)
+        var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll,
+                                        scanned: { file.release(upTo: $0) })
         do {
             try JSON.scan(file.bytes, visitor: &visitor)
         } catch let error as JSONError {

@@ -62,8 +62,9 @@ struct StoreWriter {
             }
             if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
             if !dryRun {
+                store.file.restartRelease()
                 try StoreFiles.replace(path: path, mode: store.file.mode) { write in
-                    try Splice.write(edits, over: store.bytes, to: write)
+                    try Splice.write(edits, over: store.bytes, to: write, written: { store.file.release(upTo: $0) })
                 }
             }
             return ChangeResult(catalog: catalog, customers: changed)
