@@ -47,11 +47,11 @@ final class StoreDifferentialTests: XCTestCase {
         }
     }
 
-    func makeStore(_ g: inout Generator) -> (json: Data, ids: [String], aliases: [String: String]) {
+    func makeStore(_ g: inout Generator, customers count: ClosedRange<Int> = 5...40) -> (json: Data, ids: [String], aliases: [String: String]) {
         var customers: [String: Any] = [:]
         var aliases: [String: String] = [:]
         var ids: [String] = []
-        for i in 0..<Int.random(in: 5...40, using: &g) {
+        for i in 0..<Int.random(in: count, using: &g) {
             let id = randomString(&g) + String(i)
             ids.append(id)
             var record: [String: Any] = ["x-" + randomString(&g): noise(&g)]
@@ -90,9 +90,12 @@ final class StoreDifferentialTests: XCTestCase {
     }
 
     /// The reference: whole-document Foundation parse, then the record found by key or alias.
-    func referenceRecord(_ data: Data, _ id: String, catalog: Catalog) throws -> CustomerRecord? {
+    func referenceCustomers(_ data: Data) throws -> [String: Any] {
         let root = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let customers = try XCTUnwrap(root["customers"] as? [String: Any])
+        return try XCTUnwrap(root["customers"] as? [String: Any])
+    }
+
+    func referenceRecord(_ customers: [String: Any], _ id: String, catalog: Catalog) throws -> CustomerRecord? {
         let key = customers[id] != nil ? id : customers.first(where: { ($0.value as? [String: Any])?["aliases"]
             .flatMap { $0 as? [String] }?.contains(id) == true })?.key
         guard let key, let record = customers[key] else { return nil }
@@ -118,6 +121,28 @@ final class StoreDifferentialTests: XCTestCase {
         return r
     }
 
+    /// Many ids at once take the early path (decoded on another core during the scan).
+    func testManyCustomersAtOnceAnswerLikeTheReference() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subs-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var g = Generator(state: 7)
+        for round in 0..<3 {
+            let (data, ids, aliases) = makeStore(&g, customers: 300...500)
+            let path = dir.appendingPathComponent("many\(round).json").path
+            try data.write(to: URL(fileURLWithPath: path))
+            let asked = ids + aliases.keys + ids.prefix(10) + ["missing"]
+            let lookup = try LocalStore(path: path).lookup(asked)
+            XCTAssertGreaterThan(asked.count, 64)
+            let reference = try referenceCustomers(data)
+            for (id, record) in zip(asked, lookup.records) {
+                XCTAssertEqual(normalized(record), normalized(try referenceRecord(reference, id, catalog: lookup.catalog)),
+                               "round \(round), id \(id.debugDescription)")
+            }
+            XCTAssertEqual(lookup.records.filter { $0 != nil }.count, asked.count - 1)
+        }
+    }
+
     func testFastPathAnswersLikeTheReferenceOnGeneratedStores() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("subs-diff-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -131,8 +156,9 @@ final class StoreDifferentialTests: XCTestCase {
             let store = LocalStore(path: path)
             let asked = ids.shuffled(using: &g).prefix(8) + aliases.keys.shuffled(using: &g).prefix(4) + ["missing-\(round)"]
             let lookup = try store.lookup(Array(asked))
+            let reference = try referenceCustomers(data)
             for (id, record) in zip(asked, lookup.records) {
-                XCTAssertEqual(normalized(record), normalized(try referenceRecord(data, id, catalog: lookup.catalog)),
+                XCTAssertEqual(normalized(record), normalized(try referenceRecord(reference, id, catalog: lookup.catalog)),
                                "round \(round), id \(id.debugDescription)")
                 compared += 1
                 if record != nil { found += 1 }

@@ -19,6 +19,8 @@ struct StoreIndexVisitor: JSONScanVisitor {
     /// Called with the end of each customer read, to hand back the memory of what lies behind.
     let scanned: (Int) -> Void
     let requested: RequestedIds
+    /// Told about the catalog and the customers asked for as soon as they are scanned.
+    let early: EarlyDecoder?
     /// Also keep the span of every customer (`store validate`, completion, the writer).
     let collectAll: Bool
 
@@ -43,9 +45,10 @@ struct StoreIndexVisitor: JSONScanVisitor {
     private var aliasMatches: [Int] = []
 
     init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, collectAll: Bool,
-         scanned: @escaping (Int) -> Void = { _ in }) {
+         scanned: @escaping (Int) -> Void = { _ in }, early: EarlyDecoder? = nil) {
         self.buffer = buffer
         self.scanned = scanned
+        self.early = early
         self.requested = requested
         self.collectAll = collectAll
         byKey = Array(repeating: nil, count: requested.ids.count)
@@ -95,6 +98,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
             if let matches = customerKeyMatches {
                 for i in matches { byKey[i] = span }
             }
+            if customerKeyMatches != nil || !aliasMatches.isEmpty { early?.customerScanned(span) }
             for i in aliasMatches where !byAlias[i].contains(where: { $0.keyOffset == span.keyOffset }) {
                 byAlias[i].append(span)
             }
@@ -105,7 +109,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
         case 1:
             guard rootIsObject, let key else { return }
             if key.equals("schemaVersion") { schemaVersion = range }
-            else if key.equals("products") { products = range }
+            else if key.equals("products") { products = range; early?.productsScanned(range) }
             else if key.equals("customers") { customers = range; inCustomers = false }
         default:
             break

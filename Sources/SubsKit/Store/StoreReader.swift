@@ -12,10 +12,14 @@ struct ScannedStore {
     var bytes: UnsafeRawBufferPointer { file.bytes }
 
     /// Maps and validates the whole file as strict JSON; notes the spans of `ids` (by key or alias).
-    static func scan(path: String, ids: [String], collectAll: Bool = false) throws -> ScannedStore {
+    /// With `decodeEarly`, the customers found are decoded during the scan (`early`).
+    static func scan(path: String, ids: [String], collectAll: Bool = false, decodeEarly: Bool = false) throws -> ScannedStore {
         let file = try MappedFile(path: path)
+        let early = decodeEarly ? EarlyDecoder(file: file) : nil
         var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll,
-                                        scanned: { file.release(upTo: $0) })
+                                        scanned: { file.release(upTo: $0) }, early: early)
+        // Whatever happens, the decoding under way ends before the mapping can go.
+        defer { _ = early?.finish() }
         do {
             try JSON.scan(file.bytes, visitor: &visitor)
         } catch let error as JSONError {
@@ -100,7 +104,9 @@ public struct LocalStore: CustomerSource {
     }
 
     public func lookup(_ ids: [String]) throws -> CustomerLookup {
-        let store = try ScannedStore.scan(path: path, ids: ids)
+        // Many customers: decode them on another core while the scan goes on.
+        let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
+        let early = store.index.early?.finish() ?? [:]
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
         let catalog = try store.catalog(into: &decoder)
@@ -124,6 +130,7 @@ public struct LocalStore: CustomerSource {
             slots.append(slot[span.keyOffset])
         }
         let decoded = try spans.concurrentMap { span -> CustomerRecord in
+            if let record = early[span.keyOffset] { return record }
             var customerDecoder = RecordDecoder()
             let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
             guard customerDecoder.problems.isEmpty, let record else {
