@@ -3,15 +3,18 @@
 // scanner, while its bytes are still in memory.
 
 import Dispatch
+import Foundation
 import SubsJSON
 
 final class EarlyDecoder {
     private let file: MappedFile
-    private let queue = DispatchQueue(label: "subs.early-decoder")
+    /// Concurrent: while the scan runs, the other core decodes; once it ends, both do.
+    private let queue = DispatchQueue(label: "subs.early-decoder", attributes: .concurrent)
     private let group = DispatchGroup()
     private var catalog: Catalog?
-    /// Decoded records by key offset; written on `queue` only, read after `finish()`.
+    /// Decoded records by key offset, written under `lock`, read after `finish()`.
     private var decoded: [Int: CustomerRecord] = [:]
+    private let lock = NSLock()
     private var submitted: Set<Int> = []
 
     init(file: MappedFile) {
@@ -37,7 +40,9 @@ final class EarlyDecoder {
             if let record = decoder.customer(id: span.id, value, catalog: catalog,
                                              path: JSONPath.member("customers", span.id)),
                decoder.problems.isEmpty {
+                lock.lock()
                 decoded[span.keyOffset] = record
+                lock.unlock()
             }
         }
     }
