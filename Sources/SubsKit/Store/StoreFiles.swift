@@ -43,12 +43,12 @@ public enum StoreFiles {
     /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600). The file
     /// appears complete or not at all.
     static func create(path: String, bytes: [UInt8]) throws {
-        let temp = try writeTemporary(beside: path, mode: 0o600) { write in
-            try bytes.withUnsafeBytes { try write($0) }
-        }
-        defer { unlink(temp) }
+        let temp = try TemporaryFile(beside: path, mode: 0o600)
+        defer { temp.discard() }
+        try bytes.withUnsafeBytes { try temp.write($0) }
+        try temp.sync()
         // link() fails when the target exists, so an existing store is never replaced.
-        if link(temp, path) != 0 {
+        if link(temp.path, path) != 0 {
             let code = errno
             if code == EEXIST { throw StoreError.alreadyExists(path: path) }
             throw writeError(path: path, errno: code, doing: "cannot create store")
@@ -61,48 +61,9 @@ public enum StoreFiles {
     public static func replace(path: String, mode: mode_t,
                                contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         removeStaleTemporaries(beside: path)
-        let temp = try writeTemporary(beside: path, mode: mode, contents: contents)
-        pauseForTests("renaming")
-        if rename(temp, path) != 0 {
-            let code = errno
-            unlink(temp)
-            throw writeError(path: path, errno: code, doing: "cannot replace store")
-        }
-        pauseForTests("renamed")
-        syncDirectory(of: path)
-    }
-
-    /// A temporary file in the store's directory holding what `contents` writes, fsynced;
-    /// returns its path. Removed again when anything fails.
-    static func writeTemporary(beside path: String, mode: mode_t,
-                               contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
-        let template = directory(of: path) + "/." + baseName(of: path) + ".tmp-XXXXXX"
-        var name = Array(template.utf8CString)
-        let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw writeError(path: path, errno: errno, doing: "cannot create a temporary file") }
-        let temp = String(cString: name)
-        do {
-            defer { close(fd) }
-            guard fchmod(fd, mode) == 0 else { throw writeError(path: path, errno: errno, doing: "cannot set file mode") }
-            pauseForTests("writing")
-            try contents { chunk in
-                var offset = 0
-                while offset < chunk.count {
-                    let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw writeError(path: path, errno: errno, doing: "cannot write")
-                    }
-                    offset += n
-                }
-            }
-            pauseForTests("syncing")
-            guard fsync(fd) == 0 else { throw writeError(path: path, errno: errno, doing: "cannot sync") }
-        } catch {
-            unlink(temp)
-            throw error
-        }
-        return temp
+        let temp = try TemporaryFile(beside: path, mode: mode)
+        try contents { try temp.write($0) }
+        try temp.commit(over: path)
     }
 
     /// Temporary files of writers that were killed mid-write. Holding the lock, no live writer

@@ -1,0 +1,71 @@
+// The new version of a store while it is being written: a file beside the store that takes
+// its place only once it is complete and on disk, or is removed.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class TemporaryFile {
+    let path: String
+    private let store: String
+    private var fd: Int32
+    private var committed = false
+
+    /// Creates `.STORE.tmp-XXXXXX` in the store's directory with `mode`.
+    init(beside store: String, mode: mode_t) throws {
+        self.store = store
+        let template = StoreFiles.directory(of: store) + "/." + StoreFiles.baseName(of: store) + ".tmp-XXXXXX"
+        var name = Array(template.utf8CString)
+        fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot create a temporary file") }
+        path = String(cString: name)
+        guard fchmod(fd, mode) == 0 else {
+            let code = errno
+            discard()
+            throw StoreFiles.writeError(path: store, errno: code, doing: "cannot set file mode")
+        }
+        StoreFiles.pauseForTests("writing")
+    }
+
+    deinit { discard() }
+
+    /// Appends `chunk`. Safe to call from one thread at a time.
+    func write(_ chunk: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < chunk.count {
+            let n = Glibc.write(fd, chunk.baseAddress! + offset, chunk.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot write")
+            }
+            offset += n
+        }
+    }
+
+    /// Flushes the file to disk and closes it.
+    func sync() throws {
+        StoreFiles.pauseForTests("syncing")
+        guard fsync(fd) == 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot sync") }
+        close(fd)
+        fd = -1
+    }
+
+    /// Syncs, then renames the file over `target` and syncs the directory: readers see the old
+    /// store or the new one, never a mix.
+    func commit(over target: String) throws {
+        try sync()
+        StoreFiles.pauseForTests("renaming")
+        guard rename(path, target) == 0 else {
+            throw StoreFiles.writeError(path: target, errno: errno, doing: "cannot replace store")
+        }
+        committed = true
+        StoreFiles.pauseForTests("renamed")
+        StoreFiles.syncDirectory(of: target)
+    }
+
+    /// Closes and removes the file unless it was committed (no stray temporary after a failure).
+    func discard() {
+        if fd >= 0 { close(fd); fd = -1 }
+        if !committed { unlink(path); committed = true }
+    }
+}
