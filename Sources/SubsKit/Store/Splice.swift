@@ -52,8 +52,9 @@ struct Splice {
 
     /// Writes the old bytes with the edits applied (edits must not overlap), piece by piece:
     /// unchanged ranges go straight from the old store, nothing is copied in memory.
+    /// Starts at `start` (the bytes before it were written already; no edit lies there).
     /// `written(offset)` is told how far into the old bytes the copy has got.
-    static func write(_ edits: [Splice], over bytes: UnsafeRawBufferPointer,
+    static func write(_ edits: [Splice], over bytes: UnsafeRawBufferPointer, from start: Int = 0,
                       to write: (UnsafeRawBufferPointer) throws -> Void,
                       written: (Int) -> Void = { _ in }) throws {
         func copy(_ range: Range<Int>) throws {
@@ -65,8 +66,9 @@ struct Splice {
                 start = end
             }
         }
-        var position = 0
+        var position = start
         for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            precondition(edit.range.lowerBound >= start, "an edit inside the part already written")
             try copy(position..<edit.range.lowerBound)
             try edit.bytes.withUnsafeBytes { try write($0) }
             position = edit.range.upperBound

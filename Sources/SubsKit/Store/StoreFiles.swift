@@ -56,16 +56,6 @@ public enum StoreFiles {
         syncDirectory(of: path)
     }
 
-    /// Replaces the file at `path` atomically by what `contents` writes (it is handed a function
-    /// that appends bytes), keeping `mode`. Call it holding the lock.
-    public static func replace(path: String, mode: mode_t,
-                               contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
-        removeStaleTemporaries(beside: path)
-        let temp = try TemporaryFile(beside: path, mode: mode)
-        try contents { try temp.write($0) }
-        try temp.commit(over: path)
-    }
-
     /// Temporary files of writers that were killed mid-write. Holding the lock, no live writer
     /// can own one, so they are safe to remove.
     static func removeStaleTemporaries(beside path: String) {

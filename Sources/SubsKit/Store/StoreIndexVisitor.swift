@@ -21,6 +21,10 @@ struct StoreIndexVisitor: JSONScanVisitor {
     let requested: RequestedIds
     /// Told about the catalog and the customers asked for as soon as they are scanned.
     let early: EarlyDecoder?
+    /// Told how much of the store lies before every customer asked for (a write copies it early).
+    let prefix: PrefixCopier?
+    private var requestedSeen = false
+    private var prefixPublished = 0
     /// Also keep the span of every customer (`store validate`, completion, the writer).
     let collectAll: Bool
 
@@ -45,10 +49,11 @@ struct StoreIndexVisitor: JSONScanVisitor {
     private var aliasMatches: [Int] = []
 
     init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, collectAll: Bool,
-         scanned: @escaping (Int) -> Void = { _ in }, early: EarlyDecoder? = nil) {
+         scanned: @escaping (Int) -> Void = { _ in }, early: EarlyDecoder? = nil, prefix: PrefixCopier? = nil) {
         self.buffer = buffer
         self.scanned = scanned
         self.early = early
+        self.prefix = prefix
         self.requested = requested
         self.collectAll = collectAll
         byKey = Array(repeating: nil, count: requested.ids.count)
@@ -66,6 +71,13 @@ struct StoreIndexVisitor: JSONScanVisitor {
             customerKeyOffset = key.offset
             if firstCustomerKeyOffset == nil { firstCustomerKeyOffset = key.offset }
             customerKeyMatches = requested.isEmpty ? nil : requested.matches(key: key)
+            if customerKeyMatches != nil { requestedSeen = true }
+            // Bytes before this key precede every customer asked for (an alias match is only known
+            // at the end of its customer, which starts after this key).
+            if let prefix, !requestedSeen, key.offset - prefixPublished >= 1 << 22 {
+                prefix.advance(to: key.offset)
+                prefixPublished = key.offset
+            }
             customerKey = (collectAll || customerKeyMatches != nil) ? key.string : nil
             aliasMatches.removeAll(keepingCapacity: true)
         case 3 where inCustomers:
@@ -98,7 +110,10 @@ struct StoreIndexVisitor: JSONScanVisitor {
             if let matches = customerKeyMatches {
                 for i in matches { byKey[i] = span }
             }
-            if customerKeyMatches != nil || !aliasMatches.isEmpty { early?.customerScanned(span) }
+            if customerKeyMatches != nil || !aliasMatches.isEmpty {
+                requestedSeen = true
+                early?.customerScanned(span)
+            }
             for i in aliasMatches where !byAlias[i].contains(where: { $0.keyOffset == span.keyOffset }) {
                 byAlias[i].append(span)
             }

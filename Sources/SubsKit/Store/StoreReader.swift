@@ -12,18 +12,24 @@ struct ScannedStore {
     var bytes: UnsafeRawBufferPointer { file.bytes }
 
     /// Maps and validates the whole file as strict JSON; notes the spans of `ids` (by key or alias).
-    /// With `decodeEarly`, the customers found are decoded during the scan (`early`).
-    static func scan(path: String, ids: [String], collectAll: Bool = false, decodeEarly: Bool = false) throws -> ScannedStore {
+    /// With `decodeEarly`, the customers found are decoded during the scan (`index.early`);
+    /// with `copyPrefix`, the part of the store before them is copied during the scan
+    /// (`index.prefix`, which the caller finishes).
+    static func scan(path: String, ids: [String], collectAll: Bool = false, decodeEarly: Bool = false,
+                     copyPrefix: ((MappedFile) throws -> PrefixCopier)? = nil) throws -> ScannedStore {
         let file = try MappedFile(path: path)
         let early = decodeEarly ? EarlyDecoder(file: file) : nil
+        let prefix = try copyPrefix?(file)
         var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll,
-                                        scanned: { file.release(upTo: $0) }, early: early)
+                                        scanned: { file.release(upTo: $0) }, early: early, prefix: prefix)
         // Whatever happens, the decoding under way ends before the mapping can go.
         defer { _ = early?.finish() }
         do {
             try JSON.scan(file.bytes, visitor: &visitor)
-        } catch let error as JSONError {
-            throw StoreError.syntax(path: path, error: error)
+        } catch {
+            _ = try? prefix?.finish()
+            if let error = error as? JSONError { throw StoreError.syntax(path: path, error: error) }
+            throw error
         }
         return ScannedStore(path: path, file: file, index: visitor)
     }

@@ -13,7 +13,16 @@ struct StoreWriter {
             throw ChangeError.expirationNotInFuture(expiration)
         }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
-            let store = try ScannedStore.scan(path: path, ids: ids)
+            // The new version goes to a temporary file; what comes before the first customer
+            // changed is copied into it while the scan runs. Any refusal below discards it.
+            var temp: TemporaryFile?
+            let store = try ScannedStore.scan(path: path, ids: ids, copyPrefix: dryRun ? nil : { mapped in
+                StoreFiles.removeStaleTemporaries(beside: path)
+                let file = try TemporaryFile(beside: path, mode: mapped.mode)
+                temp = file
+                return PrefixCopier(file: mapped, temp: file)
+            })
+            let copied = try store.index.prefix?.finish() ?? 0
             var problems = store.topLevelProblems()
             var decoder = RecordDecoder()
             let catalog = try store.catalog(into: &decoder)
@@ -61,11 +70,11 @@ struct StoreWriter {
                 throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
             }
             if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
-            if !dryRun {
+            if let temp {
                 store.file.restartRelease()
-                try StoreFiles.replace(path: path, mode: store.file.mode) { write in
-                    try Splice.write(edits, over: store.bytes, to: write, written: { store.file.release(upTo: $0) })
-                }
+                try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
+                                 written: { store.file.release(upTo: $0) })
+                try temp.commit(over: path)
             }
             return ChangeResult(catalog: catalog, customers: changed)
         }

@@ -1,0 +1,67 @@
+// Copies the unchanged front of the store into the temporary file on another core while the
+// scan is still running: everything before the first customer a write changes is final as
+// soon as the scanner has passed it. The write then only has the rest left to do.
+
+import Foundation
+
+final class PrefixCopier {
+    private let file: MappedFile
+    private let temp: TemporaryFile
+    private let condition = NSCondition()
+    private let done = DispatchSemaphore(value: 0)
+    // Guarded by `condition`:
+    private var safeEnd = 0
+    private var stopping = false
+    // Touched by the copying thread only until `finish()` returns:
+    private var copied = 0
+    private var failure: Error?
+    private var finished: Result<Int, Error>?
+
+    init(file: MappedFile, temp: TemporaryFile) {
+        self.file = file
+        self.temp = temp
+        DispatchQueue.global().async { self.run() }
+    }
+
+    /// The bytes before `offset` will not change: they may be copied.
+    func advance(to offset: Int) {
+        condition.lock()
+        if offset > safeEnd {
+            safeEnd = offset
+            condition.signal()
+        }
+        condition.unlock()
+    }
+
+    /// Waits until everything known to be safe is copied; returns how far that is. Called
+    /// again, it answers the same.
+    func finish() throws -> Int {
+        if let finished { return try finished.get() }
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        let result: Result<Int, Error> = failure.map { .failure($0) } ?? .success(copied)
+        finished = result
+        return try result.get()
+    }
+
+    private func run() {
+        defer { done.signal() }
+        while true {
+            condition.lock()
+            while safeEnd == copied && !stopping { condition.wait() }
+            let end = safeEnd
+            condition.unlock()
+            if end == copied { return }   // stopping, and all caught up
+            do {
+                try temp.write(UnsafeRawBufferPointer(rebasing: file.bytes[copied..<end]))
+            } catch {
+                failure = error
+                return
+            }
+            copied = end
+        }
+    }
+}
