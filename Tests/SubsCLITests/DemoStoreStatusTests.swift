@@ -14,7 +14,8 @@ final class DemoStoreStatusTests: XCTestCase {
     /// Rows of the README table under "## Demo customers" (continuation rows repeat the customer).
     func readmeRows() throws -> [Row] {
         let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
-        let section = try XCTUnwrap(readme.components(separatedBy: "## Demo customers").dropFirst().first)
+        let after = try XCTUnwrap(readme.components(separatedBy: "## Demo customers").dropFirst().first)
+        let section = after.components(separatedBy: "\n## ").first ?? after
         let lines = section.split(separator: "\n").filter { $0.hasPrefix("|") }
         let header = try XCTUnwrap(lines.first).split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         var rows: [Row] = []

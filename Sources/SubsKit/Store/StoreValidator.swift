@@ -14,21 +14,32 @@ public enum StoreValidator {
 
         let customerIds = Set(store.index.all.map(\.id))
         var aliasOwner: [String: String] = [:]
-        for span in store.index.all {
-            var customerDecoder = RecordDecoder()
-            let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
-            problems += customerDecoder.problems
-            guard let record else { continue }
-            let aliasesPath = JSONPath.member(JSONPath.member("customers", span.id), "aliases")
-            for (i, alias) in record.aliases.enumerated() {
-                let path = JSONPath.index(aliasesPath, i)
-                if alias != record.id, customerIds.contains(alias) {
-                    problems.append(StoreProblem(path: path, message: "alias '\(alias)' is also a customer id"))
-                }
-                if let owner = aliasOwner[alias], owner != record.id {
-                    problems.append(StoreProblem(path: path, message: "alias '\(alias)' already belongs to customer '\(owner)'"))
-                } else {
-                    aliasOwner[alias] = record.id
+        // Customers decoded a batch at a time on all cores (never all of them in memory at once);
+        // the store-wide alias rules then in store order.
+        let batchSize = 4096
+        store.file.restartRelease()
+        for batchStart in stride(from: 0, to: store.index.all.count, by: batchSize) {
+            let batch = Array(store.index.all[batchStart..<min(batchStart + batchSize, store.index.all.count)])
+            let decoded = try batch.concurrentMap { span -> (CustomerRecord?, [StoreProblem]) in
+                var customerDecoder = RecordDecoder()
+                let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
+                return (record, customerDecoder.problems)
+            }
+            if let end = batch.last?.range.upperBound { store.file.release(upTo: end) }
+            for (span, (record, customerProblems)) in zip(batch, decoded) {
+                problems += customerProblems
+                guard let record else { continue }
+                let aliasesPath = JSONPath.member(JSONPath.member("customers", span.id), "aliases")
+                for (i, alias) in record.aliases.enumerated() {
+                    let path = JSONPath.index(aliasesPath, i)
+                    if alias != record.id, customerIds.contains(alias) {
+                        problems.append(StoreProblem(path: path, message: "alias '\(alias)' is also a customer id"))
+                    }
+                    if let owner = aliasOwner[alias], owner != record.id {
+                        problems.append(StoreProblem(path: path, message: "alias '\(alias)' already belongs to customer '\(owner)'"))
+                    } else {
+                        aliasOwner[alias] = record.id
+                    }
                 }
             }
         }
