@@ -30,12 +30,23 @@ public struct Catalog: Equatable, Sendable {
     /// Products in store order.
     public var products: [Product]
     private var byId: [String: Int]
+    /// Per product (same order): its entitlements without repeats, computed once.
+    private var unlocks: [[String]]
 
     public init(_ products: [Product]) {
         self.products = products
         var byId: [String: Int] = [:]
         for (i, p) in products.enumerated() { byId[p.id] = i }
         self.byId = byId
+        unlocks = products.map { product in
+            var seen = Set<String>()
+            return product.entitlements.filter { seen.insert($0).inserted }
+        }
+    }
+
+    /// The entitlements a product unlocks, each once; [] for a product not in the catalog.
+    public func entitlements(unlockedBy productId: String) -> [String] {
+        byId[productId].map { unlocks[$0] } ?? []
     }
 
     public subscript(id: String) -> Product? { byId[id].map { products[$0] } }

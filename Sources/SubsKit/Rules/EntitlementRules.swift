@@ -43,31 +43,32 @@ public enum EntitlementRules {
     /// keeping for entitlement E only those whose product unlocks E. Each chain comes once per
     /// entitlement, in the order of its first transaction.
     static func chains(_ records: RecordsAsOf, catalog: Catalog) -> [(String, Chain)] {
-        var order: [(entitlement: String, chainId: String)] = []
-        var members: [String: [String: [Indexed<Transaction>]]] = [:]
+        struct ChainKey: Hashable {
+            let entitlement: String
+            let chainId: String
+        }
+        var order: [ChainKey] = []
+        var members: [ChainKey: [Indexed<Transaction>]] = [:]
         for transaction in records.transactions where transaction.record.type.isSubscription {
-            let chainId = transaction.record.originalTransactionId
             for entitlement in unlocked(by: transaction.record, catalog: catalog) {
-                if members[entitlement]?[chainId] == nil { order.append((entitlement, chainId)) }
-                members[entitlement, default: [:]][chainId, default: []].append(transaction)
+                let key = ChainKey(entitlement: entitlement, chainId: transaction.record.originalTransactionId)
+                if members[key] == nil { order.append(key) }
+                members[key, default: []].append(transaction)
             }
         }
         var eventsByChain: [String: [SubscriptionEvent]] = [:]
         for event in records.events { eventsByChain[event.originalTransactionId, default: []].append(event) }
 
-        return order.map { entitlement, chainId in
-            (entitlement, Chain(originalTransactionId: chainId,
-                                members: members[entitlement]![chainId]!,
-                                events: eventsByChain[chainId] ?? []))
+        return order.map { key in
+            (key.entitlement, Chain(originalTransactionId: key.chainId, members: members[key]!,
+                                    events: eventsByChain[key.chainId] ?? []))
         }
     }
 
     /// Entitlements a transaction's product unlocks, each once. Consumables unlock nothing, and a
     /// product missing from the catalog (a data error the store reports) unlocks nothing either.
     static func unlocked(by transaction: Transaction, catalog: Catalog) -> [String] {
-        guard transaction.type != .consumablePurchase, let product = catalog[transaction.productId]
-        else { return [] }
-        var seen = Set<String>()
-        return product.entitlements.filter { seen.insert($0).inserted }
+        guard transaction.type != .consumablePurchase else { return [] }
+        return catalog.entitlements(unlockedBy: transaction.productId)
     }
 }
