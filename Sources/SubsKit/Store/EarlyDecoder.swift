@@ -1,21 +1,24 @@
-// Decodes the customers asked for while the scan is still running, on another core: a store
-// lists its catalog before its customers, so each one found can be decoded right behind the
-// scanner, while its bytes are still in memory.
+// Decodes the customers asked for while the scan is still running: a store lists its catalog
+// before its customers, so each one found can be decoded right behind the scanner, while its
+// bytes are still in memory. One helper thread decodes during the scan (the scanner has the
+// other core); once the scan ends, the scanning thread joins in on what is left.
 
-import Dispatch
 import Foundation
 import SubsJSON
 
 final class EarlyDecoder {
     private let file: MappedFile
-    /// Concurrent: while the scan runs, the other core decodes; once it ends, both do.
-    private let queue = DispatchQueue(label: "subs.early-decoder", attributes: .concurrent)
-    private let group = DispatchGroup()
     private var catalog: Catalog?
-    /// Decoded records by key offset, written under `lock`, read after `finish()`.
-    private var decoded: [Int: CustomerRecord] = [:]
-    private let lock = NSLock()
     private var submitted: Set<Int> = []
+    private let condition = NSCondition()
+    private let helperDone = DispatchSemaphore(value: 0)
+    private var helperStarted = false
+    // Guarded by `condition`:
+    private var work: [CustomerSpan] = []
+    private var next = 0
+    private var scanEnded = false
+    private var decoded: [Int: CustomerRecord] = [:]
+    private var result: [Int: CustomerRecord]?
 
     init(file: MappedFile) {
         self.file = file
@@ -30,26 +33,60 @@ final class EarlyDecoder {
         if decoder.problems.isEmpty { self.catalog = catalog }
     }
 
-    /// A customer that was asked for has been scanned: decode it on the other core.
+    /// A customer that was asked for has been scanned: queue it for decoding.
     func customerScanned(_ span: CustomerSpan) {
-        guard let catalog, submitted.insert(span.keyOffset).inserted else { return }
-        queue.async(group: group) { [self] in
-            // Anything but a clean record is left to the regular path, which reports it.
-            guard let value = try? JSON.parse(file.bytes, range: span.range) else { return }
-            var decoder = RecordDecoder()
-            if let record = decoder.customer(id: span.id, value, catalog: catalog,
-                                             path: JSONPath.member("customers", span.id)),
-               decoder.problems.isEmpty {
-                lock.lock()
-                decoded[span.keyOffset] = record
-                lock.unlock()
+        guard catalog != nil, submitted.insert(span.keyOffset).inserted else { return }
+        condition.lock()
+        work.append(span)
+        condition.signal()
+        condition.unlock()
+        if !helperStarted {
+            helperStarted = true
+            Thread.detachNewThread { [self] in
+                drain(waitForScan: true)
+                helperDone.signal()
             }
         }
     }
 
-    /// Waits for the decoding under way; returns what was decoded, by key offset.
+    /// Ends the scan's part: decodes what is left together with the helper, and returns every
+    /// record decoded, by key offset. Called again, it answers the same.
     func finish() -> [Int: CustomerRecord] {
-        group.wait()
+        if let result { return result }
+        condition.lock()
+        scanEnded = true
+        condition.broadcast()
+        condition.unlock()
+        drain(waitForScan: false)
+        if helperStarted { helperDone.wait() }
+        result = decoded
         return decoded
+    }
+
+    /// Takes queued customers one at a time and decodes them; with `waitForScan`, waits for
+    /// more until the scan has ended.
+    private func drain(waitForScan: Bool) {
+        guard let catalog else { return }
+        while true {
+            condition.lock()
+            while waitForScan && next == work.count && !scanEnded { condition.wait() }
+            guard next < work.count else {
+                condition.unlock()
+                return
+            }
+            let span = work[next]
+            next += 1
+            condition.unlock()
+            // Anything but a clean record is left to the regular path, which reports it.
+            guard let value = try? JSON.parse(file.bytes, range: span.range) else { continue }
+            var decoder = RecordDecoder()
+            if let record = decoder.customer(id: span.id, value, catalog: catalog,
+                                             path: JSONPath.member("customers", span.id)),
+               decoder.problems.isEmpty {
+                condition.lock()
+                decoded[span.keyOffset] = record
+                condition.unlock()
+            }
+        }
     }
 }
