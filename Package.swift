@@ -1,5 +1,5 @@
 // swift-tools-version:5.10
-// subs depends on nothing outside the Swift toolchain: no `.package(...)` entries, ever.
+// subs depends on nothing outside the Swift toolchain: this manifest lists no package dependencies, ever.
 import PackageDescription
 
 let package = Package(
