@@ -4,40 +4,6 @@
 import XCTest
 @testable import SubsCLI
 
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs a program and waits; output is read concurrently so that large output cannot block it.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                currentDirectory: String? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    final class Box: @unchecked Sendable { var data = Data() }
-    let errBox = Box()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errBox.data = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errBox.data, as: UTF8.self))
-}
-
 /// A program on PATH; the test fails (never skips) when it is missing, since CI installs it.
 func requireTool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

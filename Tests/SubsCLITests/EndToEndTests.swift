@@ -75,21 +75,10 @@ final class EndToEndTests: XCTestCase {
     }
 }
 
-/// Runs `script` with bash, capturing stdout and stderr.
-func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", "set -o pipefail; " + script]
+/// Runs `script` with bash (pipefail), fixed clock and no user config.
+func shell(_ script: String) throws -> ProcessResult {
     var env = ProcessInfo.processInfo.environment
     env["SUBS_NOW"] = testNow
     env["XDG_CONFIG_HOME"] = "/nonexistent-config"
-    process.environment = env
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return try runProcess("/bin/bash", ["-c", "set -o pipefail; " + script], environment: env)
 }

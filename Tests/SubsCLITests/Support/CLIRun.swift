@@ -78,41 +78,53 @@ enum Binary {
         #endif
     }
 
-    /// Runs the binary with `arguments`; stdin from `stdin` (closed when nil).
-    static func run(_ arguments: [String], env: [String: String] = [:], stdin: String? = nil,
-                    file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+    /// Runs the binary with `arguments` (fixed clock, no user config); stdin from `stdin`.
+    static func run(_ arguments: [String], env: [String: String] = [:], stdin: String? = nil) throws -> CLIResult {
         var environment = ProcessInfo.processInfo.environment
         environment["SUBS_NOW"] = testNow
         environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
         environment.removeValue(forKey: "SUBS_STORE")
         environment.removeValue(forKey: "SUBS_FORMAT")
         environment.merge(env) { $1 }
-        process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = inPipe
-        try process.run()
-        if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try inPipe.fileHandleForWriting.close()
-        // Read both pipes concurrently so a full pipe never blocks the child.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errBox.data = errPipe.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        let errData = errBox.data
-        process.waitUntilExit()
-        return CLIResult(status: ExitCode(rawValue: process.terminationStatus),
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+        let result = try runProcess(url.path, arguments, environment: environment, stdin: stdin)
+        return CLIResult(status: ExitCode(rawValue: result.status), stdout: result.stdout, stderr: result.stderr)
     }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a program to its end with captured stdout and stderr (read concurrently, so a full pipe
+/// never blocks it); stdin from `stdin`, else empty.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                currentDirectory: String? = nil, stdin: String? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errBox = Box()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errBox.data, as: UTF8.self))
 }
