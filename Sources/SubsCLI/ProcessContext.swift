@@ -46,6 +46,14 @@ extension Context {
         signal(SIGPIPE, SIG_IGN)
         // A file-size limit makes write() fail with EFBIG (a clean exit 73) instead of killing us.
         signal(SIGXFSZ, SIG_IGN)
+        // Ctrl-C: no half-written temporary file left behind, one line, exit 130. The store itself
+        // is never half-written (it is only ever replaced by rename).
+        signal(SIGINT) { _ in
+            InterruptCleanup.removeTemporaryFile()
+            let message: StaticString = "subs: error: interrupted\n"
+            _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
+            _exit(130)
+        }
         return Context(
             writeOut: { standardOutput.write($0) },
             writeErr: { text in

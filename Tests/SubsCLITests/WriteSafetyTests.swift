@@ -159,3 +159,31 @@ final class WriteSafetyTests: XCTestCase {
         XCTAssertEqual(temporaries(), [])
     }
 }
+
+extension WriteSafetyTests {
+    func testInterruptedWriteExits130AndLeavesNoTemporaryFile() throws {
+        let before = bytes(store)
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = ["--store", store, "grant", "alice", "premium", "--lifetime"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SUBS_NOW"] = testNow
+        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
+        environment["SUBS_TEST_PAUSE_AT"] = "syncing"
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.4)
+        XCTAssertEqual(temporaries().count, 1, "paused with its temporary file written")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                       "subs: error: interrupted\n")
+        XCTAssertEqual(bytes(store), before)
+        XCTAssertEqual(temporaries(), [])
+    }
+}

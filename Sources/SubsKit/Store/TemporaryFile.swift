@@ -22,6 +22,7 @@ final class TemporaryFile {
         fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot create a temporary file") }
         path = String(cString: name)
+        InterruptCleanup.remember(path)
         guard fchmod(fd, mode) == 0 else {
             let code = errno
             discard()
@@ -69,6 +70,7 @@ final class TemporaryFile {
             throw StoreFiles.writeError(path: target, errno: errno, doing: "cannot replace store")
         }
         committed = true
+        InterruptCleanup.forget()
         StoreFiles.pauseForTests("renamed")
         StoreFiles.syncDirectory(of: target)
     }
@@ -76,7 +78,11 @@ final class TemporaryFile {
     /// Closes and removes the file unless it was committed (no stray temporary after a failure).
     func discard() {
         if fd >= 0 { close(fd); fd = -1 }
-        if !committed { unlink(path); committed = true }
+        if !committed {
+            unlink(path)
+            committed = true
+            InterruptCleanup.forget()
+        }
     }
 }
 
