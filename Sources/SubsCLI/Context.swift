@@ -11,26 +11,20 @@ public struct Context {
     public var environment: [String: String]
     /// The wall clock; `SUBS_NOW` replaces it (CLI.run does that).
     public var clock: any Clock
-    /// Whether stdout / stderr are terminals.
+    /// Whether stdout is a terminal (colour, relative dates, cutting to the width).
     public var stdoutIsTerminal: Bool
-    public var stderrIsTerminal: Bool
-    /// Current directory, for relative paths in messages.
-    public var currentDirectory: String
     /// The terminal's width when stdout is one (COLUMNS wins over it).
     public var terminalWidth: Int?
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readIn: @escaping () -> [UInt8]?, environment: [String: String], clock: any Clock,
-                stdoutIsTerminal: Bool, stderrIsTerminal: Bool, currentDirectory: String,
-                terminalWidth: Int? = nil) {
+                stdoutIsTerminal: Bool, terminalWidth: Int? = nil) {
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.readIn = readIn
         self.environment = environment
         self.clock = clock
         self.stdoutIsTerminal = stdoutIsTerminal
-        self.stderrIsTerminal = stderrIsTerminal
-        self.currentDirectory = currentDirectory
         self.terminalWidth = terminalWidth
     }
 

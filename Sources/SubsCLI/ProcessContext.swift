@@ -66,8 +66,6 @@ extension Context {
             environment: ProcessInfo.processInfo.environment,
             clock: SystemClock(),
             stdoutIsTerminal: isatty(1) == 1,
-            stderrIsTerminal: isatty(2) == 1,
-            currentDirectory: FileManager.default.currentDirectoryPath,
             terminalWidth: queryTerminalWidth(fd: 1))
     }
 }

@@ -12,11 +12,11 @@ final class DocumentsTests: XCTestCase {
         }
     }
 
-    func testArrayRenderingEqualsPrettyPrintingTheWholeArray() {
+    func testArrayRenderingEqualsPrettyPrintingTheWholeArray() throws {
         for n in [0, 1, 2, 300, 1000] {   // below and above the parallel threshold
             let docs = documents(n)
-            XCTAssertEqual(Documents.render(docs, format: .json, asArray: true), JSONWriter.pretty(.array(docs)) + "\n", "\(n)")
-            XCTAssertEqual(Documents.render(docs, format: .jsonl, asArray: true),
+            XCTAssertEqual(try Documents.render(docs, format: .json, asArray: true), JSONWriter.pretty(.array(docs)) + "\n", "\(n)")
+            XCTAssertEqual(try Documents.render(docs, format: .jsonl, asArray: true),
                            docs.map { JSONWriter.compact($0) + "\n" }.joined(), "\(n)")
         }
     }

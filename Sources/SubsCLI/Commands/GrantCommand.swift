@@ -40,7 +40,7 @@ enum GrantCommand {
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        context.writeOut(render(outcomes, entitlement: entitlement, at: at, dryRun: dryRun, isGrant: isGrant,
+        context.writeOut(try render(outcomes, entitlement: entitlement, at: at, dryRun: dryRun, isGrant: isGrant,
                                 style: style, asArray: asArray))
         return .success
     }
@@ -69,7 +69,7 @@ enum GrantCommand {
     }
 
     static func render(_ outcomes: [Outcome], entitlement: String, at: Instant, dryRun: Bool, isGrant: Bool,
-                       style: OutputStyle, asArray: Bool) -> String {
+                       style: OutputStyle, asArray: Bool) throws -> String {
         switch style.format {
         case .json, .jsonl:
             let docs = outcomes.map { o -> JSONValue in
@@ -81,7 +81,7 @@ enum GrantCommand {
                     ("entitlement", o.status.map(Documents.entitlement) ?? .null),
                 ]))
             }
-            return Documents.render(docs, format: style.format, asArray: asArray)
+            return try Documents.render(docs, format: style.format, asArray: asArray)
         case .tsv:
             let rows = outcomes.flatMap { o in
                 o.customer.grants.map { g in

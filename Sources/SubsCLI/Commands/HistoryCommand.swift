@@ -26,7 +26,7 @@ enum HistoryCommand {
         }
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
-        context.writeOut(render(record.id, at: at, entries: entries, style: style))
+        context.writeOut(try render(record.id, at: at, entries: entries, style: style))
         return .success
     }
 
@@ -38,13 +38,13 @@ enum HistoryCommand {
         return instant
     }
 
-    static func render(_ customerId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) -> String {
+    static func render(_ customerId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) throws -> String {
         switch style.format {
         case .json:
-            return Documents.render([Documents.history(customerId: customerId, requestDate: at, entries: entries)],
+            return try Documents.render([Documents.history(customerId: customerId, requestDate: at, entries: entries)],
                                     format: .json, asArray: false)
         case .jsonl:
-            return Documents.render(entries.map(Documents.historyEntry), format: .jsonl, asArray: false)
+            return try Documents.render(entries.map(Documents.historyEntry), format: .jsonl, asArray: false)
         case .tsv:
             let rows = entries.map { e in
                 [ISODate.format(e.date), e.kind.rawValue, e.type, e.entitlements.joined(separator: ","), details(e, style: nil)].map { Cell($0) }

@@ -24,7 +24,7 @@ enum RenewCountCommand {
             switch style.format {
             case .json, .jsonl:
                 let doc = Documents.renewCount(customerId: record.id, requestDate: at, entitlement: e.id, count: e.renewsCount)
-                context.writeOut(Documents.render([doc], format: style.format, asArray: false))
+                context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
             case .tsv:
                 context.writeOut(TextTable(headers: ["customerId", "entitlement", "renewsCount"],
                                            rows: [[Cell(record.id), Cell(e.id), Cell(count(e))]]).renderTSV())
@@ -40,7 +40,7 @@ enum RenewCountCommand {
         case .json, .jsonl:
             let doc = Documents.renewCounts(customerId: record.id, requestDate: at,
                                             counts: entitlements.map { ($0.id, $0.renewsCount) })
-            context.writeOut(Documents.render([doc], format: style.format, asArray: false))
+            context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
         case .tsv:
             context.writeOut(TextTable(headers: ["customerId", "entitlement", "renewsCount"],
                                        rows: entitlements.map { [Cell(record.id), Cell($0.id), Cell(count($0))] }).renderTSV())

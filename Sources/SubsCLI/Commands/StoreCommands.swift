@@ -15,7 +15,7 @@ enum StoreCommands {
         switch invocation.global.format {
         case .json, .jsonl:
             let doc = JSONValue.object(JSONObject([("store", .string(path)), ("created", .bool(true)), ("demo", .bool(demo))]))
-            context.writeOut(Documents.render([doc], format: invocation.global.format, asArray: false))
+            context.writeOut(try Documents.render([doc], format: invocation.global.format, asArray: false))
         case .tsv:
             context.writeOut("store\tcreated\tdemo\n\(TextTable.tsvEscape(path))\ttrue\t\(demo)\n")
         case .table:
@@ -37,7 +37,7 @@ enum StoreCommands {
                         .object(JSONObject([("path", .string($0.path)), ("message", .string($0.message))]))
                     })),
                 ]))
-                context.writeOut(Documents.render([doc], format: invocation.global.format, asArray: false))
+                context.writeOut(try Documents.render([doc], format: invocation.global.format, asArray: false))
             case .tsv:
                 context.writeOut(TextTable(headers: ["path", "message"],
                                            rows: problems.map { [Cell($0.path), Cell($0.message)] }).renderTSV())

@@ -129,8 +129,8 @@ enum Documents {
     // MARK: writing documents out
 
     /// `json`: one pretty document (an array when `asArray`); `jsonl`: one compact line each.
-    static func render(_ documents: [JSONValue], format: OutputFormat, asArray: Bool) -> String {
-        (try? render(documents, format: format, asArray: asArray) { $0 }) ?? ""
+    static func render(_ documents: [JSONValue], format: OutputFormat, asArray: Bool) throws -> String {
+        try render(documents, format: format, asArray: asArray) { $0 }
     }
 
     /// The same, building and writing each document on all cores when there are many.

@@ -28,7 +28,7 @@ struct TextTable {
         var out = ""
         let header = headers.enumerated().map { pad(cut($1.uppercased(), widths[$0]), widths[$0], last: $0 == headers.count - 1) }
         out += (style.color ? "\u{1B}[1m" + header.joined(separator: "  ") + "\u{1B}[0m" : header.joined(separator: "  "))
-        out = trimTrailing(out) + "\n"
+        out = out.trimmingTrailingSpaces() + "\n"
         for row in cells {
             var line = ""
             for (i, cell) in row.enumerated() where i < widths.count {
@@ -41,7 +41,7 @@ struct TextTable {
                     line += text
                 }
             }
-            out += trimTrailing(line) + "\n"
+            out += line.trimmingTrailingSpaces() + "\n"
         }
         return out
     }
@@ -91,7 +91,6 @@ struct TextTable {
         last ? text : text + String(repeating: " ", count: max(0, width - text.count))
     }
 
-    private func trimTrailing(_ s: String) -> String { s.trimmingTrailingSpaces() }
 }
 
 extension String {

@@ -63,7 +63,7 @@ public enum JSONPath {
             (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "_" || s == "-" || s == "$" || s == ":"
         }
         let part = plain ? key : "[\(JSON.quote(key))]"
-        if base.isEmpty { return plain ? part : part }
+        if base.isEmpty { return part }
         return plain ? "\(base).\(part)" : "\(base)\(part)"
     }
 

@@ -27,7 +27,7 @@ func runCLI(_ arguments: [String], env: [String: String] = [:], stdin: String? =
         writeOut: { out.text += $0 }, writeErr: { err.text += $0 },
         readIn: { stdin.map { Array($0.utf8) } ?? [] },
         environment: environment, clock: FixedClock(Instant(seconds: 0)),
-        stdoutIsTerminal: terminal, stderrIsTerminal: terminal, currentDirectory: "/")
+        stdoutIsTerminal: terminal)
     let status = CLI.run(arguments: arguments, context: context)
     return CLIResult(status: status, stdout: out.text, stderr: err.text)
 }
