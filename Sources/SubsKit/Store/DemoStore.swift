@@ -3,11 +3,11 @@
 
 public enum DemoStore {
     /// The demo store document (UTF-8, ends with a newline). Its customers are described in
-    /// docs/demo-customers.md, evaluated at 2026-12-01T12:00:00Z.
+    /// README.md ("Demo customers"), evaluated at 2026-12-01T12:00:00Z.
     public static let json: String = #"""
 {
   "schemaVersion": 1,
-  "description": "subs demo store: every state of SPEC section 3 at 2026-12-01T12:00:00Z (see docs/demo-customers.md)",
+  "description": "subs demo store: every state of SPEC section 3 at 2026-12-01T12:00:00Z (see 'Demo customers' in README.md)",
   "products": {
     "pro_monthly": {
       "type": "subscription",
