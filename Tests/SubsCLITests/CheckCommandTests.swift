@@ -21,9 +21,10 @@ final class CheckCommandTests: XCTestCase {
         let result = check(["alice", "--json"])
         XCTAssertEqual(result.status, .success, result.stderr)
         let doc = try JSON.parse(result.stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestDate", "aliases", "firstSeen", "attributes",
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "aliases", "firstSeen", "attributes",
                                                "activeEntitlements", "entitlements"])
         XCTAssertEqual(doc["customerId"], .string("alice"))
+        XCTAssertEqual(doc["requestedId"], .string("alice"))
         XCTAssertEqual(doc["requestDate"], .string("2026-12-01T12:00:00Z"))
         XCTAssertEqual(doc["activeEntitlements"], .array([.string("premium")]))
         let premium = try XCTUnwrap(doc["entitlements"]?["premium"]?.objectValue)

@@ -19,7 +19,7 @@ final class HistoryAndRenewCountTests: XCTestCase {
         let result = run(["history", "bob", "--json"])
         XCTAssertEqual(result.status, .success, result.stderr)
         let doc = try JSON.parse(result.stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestDate", "entries"])
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "entries"])
         let entries = try XCTUnwrap(doc["entries"]?.arrayValue)
         XCTAssertEqual(entries.map { $0["kind"] }, [.string("transaction"), .string("event")])
         XCTAssertEqual(entries[1]["type"], .string("billingIssue"))
@@ -60,7 +60,7 @@ final class HistoryAndRenewCountTests: XCTestCase {
 
     func testRenewCountJSONShapes() throws {
         let one = try JSON.parse(run(["renew-count", "alice", "premium", "--json"]).stdout)
-        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestDate", "entitlement", "renewsCount"])
+        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestedId", "requestDate", "entitlement", "renewsCount"])
         XCTAssertEqual(one["renewsCount"], .number("1"))
         let all = try JSON.parse(run(["renew-count", "alice", "--json"]).stdout)
         XCTAssertEqual(all["renewsCount"], .object(JSONObject([("premium", .number("1"))])))

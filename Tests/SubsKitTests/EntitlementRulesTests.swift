@@ -50,7 +50,8 @@ final class EntitlementRulesTests: XCTestCase {
         XCTAssertFalse(e.willRenew)
         XCTAssertEqual(e.gracePeriodExpirationDate, at("2026-02-17"))
         XCTAssertEqual(e.billingIssueDetectedAt, at("2026-02-01"))
-        XCTAssertEqual(e.expirationDate, at("2026-02-01"))
+        // expirationDate is when access ends: the grace end (RevenueCat's and Qonversion's meaning).
+        XCTAssertEqual(e.expirationDate, at("2026-02-17"))
     }
 
     func testBillingRetryExactlyAtGraceEnd() throws {
@@ -189,17 +190,19 @@ final class EntitlementRulesTests: XCTestCase {
         XCTAssertEqual(e.transactions.map(\.transactionId), ["t1", "t2"])
     }
 
-    func testRevokedRenewalFallsBackToTheLatestLiveTransaction() throws {
+    func testRefundedPeriodInForceRevokesTheChain() throws {
         let b = RecordBuilder()
             .subscription("t1", on: "2026-01-01", expires: "2026-02-01")
             .subscription("t2", type: .subscriptionRenewed, on: "2026-02-01", expires: "2026-03-01",
                           revoked: "2026-02-05")
         let e = try b.entitlement(at: "2026-02-06")
-        XCTAssertEqual(e.state, .expired)
-        XCTAssertEqual(e.expirationDate, at("2026-02-01"))
-        XCTAssertEqual(e.lastPurchaseDate, at("2026-01-01"))
+        XCTAssertEqual(e.state, .revoked)
+        XCTAssertFalse(e.isActive)
+        XCTAssertEqual(e.revokedAt, at("2026-02-05"))
+        // P is the refunded renewal; the chain still started with t1.
+        XCTAssertEqual(e.lastPurchaseDate, at("2026-02-01"))
+        XCTAssertEqual(e.startedDate, at("2026-01-01"))
         XCTAssertEqual(e.renewsCount, 0)
-        XCTAssertNil(e.revokedAt)
         XCTAssertEqual(e.transactions.map(\.revocationDate), [nil, at("2026-02-05")])
     }
 

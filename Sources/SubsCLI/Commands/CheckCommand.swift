@@ -12,15 +12,17 @@ enum CheckCommand {
         try checkRequiredEntitlementsExist(required, catalog: lookup.catalog)
 
         var status = ExitCode.success
-        var found: [CustomerRecord] = []
+        var found: [(requestedId: String, record: CustomerRecord)] = []
         for (id, record) in zip(users, lookup.records) {
             guard let record else {
                 status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer '\(id)' not found"), context))
                 continue
             }
-            found.append(record)
+            found.append((id, record))
         }
-        let results = try found.concurrentMap { EntitlementRules.status(of: $0, catalog: lookup.catalog, at: at) }
+        let results = try found.concurrentMap {
+            EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at)
+        }
         for result in results {
             for entitlement in required where !result.entitlements.contains(where: { $0.id == entitlement && $0.isActive }) {
                 status = status.combined(with: .requirementMissing)

@@ -26,7 +26,7 @@ enum HistoryCommand {
         }
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
-        context.writeOut(try render(record.id, at: at, entries: entries, style: style))
+        context.writeOut(try render(record.id, requestedId: id, at: at, entries: entries, style: style))
         return .success
     }
 
@@ -38,10 +38,10 @@ enum HistoryCommand {
         return instant
     }
 
-    static func render(_ customerId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) throws -> String {
+    static func render(_ customerId: String, requestedId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) throws -> String {
         switch style.format {
         case .json:
-            return try Documents.render([Documents.history(customerId: customerId, requestDate: at, entries: entries)],
+            return try Documents.render([Documents.history(customerId: customerId, requestedId: requestedId, requestDate: at, entries: entries)],
                                     format: .json, asArray: false)
         case .jsonl:
             return try Documents.render(entries.map(Documents.historyEntry), format: .jsonl, asArray: false)

@@ -23,7 +23,7 @@ enum RenewCountCommand {
             guard !invocation.global.quiet else { return .success }
             switch style.format {
             case .json, .jsonl:
-                let doc = Documents.renewCount(customerId: record.id, requestDate: at, entitlement: e.id, count: e.renewsCount)
+                let doc = Documents.renewCount(customerId: record.id, requestedId: id, requestDate: at, entitlement: e.id, count: e.renewsCount)
                 context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
             case .tsv:
                 context.writeOut(TextTable(headers: ["customerId", "entitlement", "renewsCount"],
@@ -38,7 +38,7 @@ enum RenewCountCommand {
         guard !invocation.global.quiet else { return .success }
         switch style.format {
         case .json, .jsonl:
-            let doc = Documents.renewCounts(customerId: record.id, requestDate: at,
+            let doc = Documents.renewCounts(customerId: record.id, requestedId: id, requestDate: at,
                                             counts: entitlements.map { ($0.id, $0.renewsCount) })
             context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
         case .tsv:

@@ -48,9 +48,9 @@ enum ManProse {
         ("active", "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."),
         ("gracePeriod", "A renewal payment failed and the product's grace period has not ended; still active."),
         ("billingRetry", "A renewal payment failed and the store is still retrying after the grace period; inactive."),
-        ("paused", "The subscription is paused until its auto-resume date; inactive."),
+        ("paused", "The subscription is paused until its auto-resume date; inactive. Once that date has passed without a renewal the state is expired and autoResumeDate is null."),
         ("expired", "The subscription or grant ended; inactive."),
-        ("revoked", "Refunded or revoked; inactive."),
+        ("revoked", "Refunded or revoked (for a subscription: the period in force was refunded, or its family-sharing access withdrawn); inactive."),
     ]
 
     static let stateIntro = """
@@ -66,16 +66,16 @@ enum ManProse {
         ("isActive", "Whether the customer has access at T."),
         ("state", "One of the states above."),
         ("renewState", "willRenew, canceled (auto-renew turned off), billingIssue, nonRenewable (purchases and grants) or unknown."),
-        ("willRenew", "Whether renewState is willRenew."),
+        ("willRenew", "Whether the entitlement continues past the current period: renewState is willRenew, no pause is scheduled, and a pending product change still unlocks it."),
         ("periodType", "normal, trial, intro or promotional (grants)."),
         ("source", "appstore, playstore, stripe, amazon, manual (grants) or unknown."),
         ("grantType", "purchase, familySharing, offerCode or manual."),
         ("productId", "The product that describes the entitlement; null for grants."),
         ("startedDate", "The earliest non-revoked purchase of the chain, the purchase date, or the grant date."),
         ("trialStartDate", "When the chain's trial started, or null."),
-        ("firstPurchaseDate", "The first paid transaction, or null."),
-        ("lastPurchaseDate", "The latest transaction, or the grant date."),
-        ("expirationDate", "When access ends without renewal; null for purchases and lifetime grants."),
+        ("firstPurchaseDate", "The first paid transaction, or null (during a free trial)."),
+        ("lastPurchaseDate", "The latest transaction, trials included, or the grant date."),
+        ("expirationDate", "When access ends without renewal: the grace end while a billing issue is open on a product with a grace period, else the end of the period; null for purchases and lifetime grants. For every active entitlement requestDate is before it."),
         ("gracePeriodExpirationDate", "End of the grace period while a billing issue is open, or null."),
         ("billingIssueDetectedAt", "When the open billing issue was detected, or null."),
         ("autoRenewDisableDate", "When auto-renew was turned off, or null."),
@@ -104,17 +104,17 @@ enum ManProse {
     ]
 
     static let documents: [(String, String)] = [
-        ("check", "customerId, requestDate, aliases, firstSeen, attributes, activeEntitlements, entitlements. "
+        ("check", "customerId, requestedId (the id or alias as given), requestDate, aliases, firstSeen, attributes, activeEntitlements, entitlements. "
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
-        ("history", "customerId, requestDate, entries. Each entry has date, kind (transaction, refund, event or grant), "
+        ("history", "customerId, requestedId, requestDate, entries. Each entry has date, kind (transaction, refund, event or grant), "
             + "type and entitlements; transactions add transactionId, originalTransactionId, productId, "
             + "expirationDate, source, environment, ownershipType and offerCode; refunds add transactionId and "
             + "productId; events add originalTransactionId and their own fields; grants add grantId, "
             + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
             + "jsonl prints one entry per line."),
-        ("renew-count", "customerId, requestDate, entitlement, renewsCount with an ENTITLEMENT; without one, "
+        ("renew-count", "customerId, requestedId, requestDate, entitlement, renewsCount with an ENTITLEMENT; without one, "
             + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
             + "when ENTITLEMENT is given."),
         ("grant, revoke", "customerId, requestDate, dryRun, grants (the grant records written: id, entitlement, "

@@ -27,6 +27,7 @@ enum Documents {
         let entitlements = activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
         return .object(JSONObject([
             ("customerId", .string(status.record.id)),
+            ("requestedId", .string(status.requestedId)),
             ("requestDate", date(status.requestDate)),
             ("aliases", strings(status.record.aliases)),
             ("firstSeen", date(status.record.firstSeen)),
@@ -83,9 +84,10 @@ enum Documents {
 
     // MARK: history
 
-    static func history(customerId: String, requestDate: Instant, entries: [HistoryEntry]) -> JSONValue {
+    static func history(customerId: String, requestedId: String, requestDate: Instant, entries: [HistoryEntry]) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
+            ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
             ("entries", .array(entries.map(historyEntry))),
         ]))
@@ -109,18 +111,20 @@ enum Documents {
 
     // MARK: renew-count
 
-    static func renewCount(customerId: String, requestDate: Instant, entitlement: String, count: Int?) -> JSONValue {
+    static func renewCount(customerId: String, requestedId: String, requestDate: Instant, entitlement: String, count: Int?) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
+            ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
             ("entitlement", .string(entitlement)),
             ("renewsCount", int(count)),
         ]))
     }
 
-    static func renewCounts(customerId: String, requestDate: Instant, counts: [(String, Int?)]) -> JSONValue {
+    static func renewCounts(customerId: String, requestedId: String, requestDate: Instant, counts: [(String, Int?)]) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
+            ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
             ("renewsCount", .object(JSONObject(counts.map { ($0.0, int($0.1)) }))),
         ]))

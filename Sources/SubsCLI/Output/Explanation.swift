@@ -4,10 +4,6 @@
 import SubsKit
 
 enum Explanation {
-    static func sentences(for status: CustomerStatus, catalog: Catalog) -> [String] {
-        status.entitlements.compactMap { sentence(for: $0, catalog: catalog) }
-    }
-
     static func sentence(for e: EntitlementInfo, catalog: Catalog) -> String? {
         guard let why = reason(e, catalog: catalog) else { return nil }
         return "\(e.id): \(why)"
@@ -21,7 +17,7 @@ enum Explanation {
         switch e.sourceKind {
         case .grant: return grantReason(e)
         case .purchase:
-            if e.state == .revoked { return "refunded on \(day(e.revokedAt))" }
+            if e.state == .revoked { return refundReason(e) }
             return "one-time purchase of \(e.productId ?? "?") on \(day(e.lastPurchaseDate)), no expiration"
         case .chain: return chainReason(e, catalog: catalog)
         }
@@ -39,15 +35,37 @@ enum Explanation {
         }
     }
 
+    /// Which transaction was taken back and how: a family-sharing withdrawal is no refund.
+    private static func refundReason(_ e: EntitlementInfo) -> String {
+        let refunded = periodTransaction(e)
+        if refunded?.ownershipType == .familySharing {
+            return "family-sharing access withdrawn on \(day(e.revokedAt))"
+        }
+        guard e.sourceKind == .chain, let refunded else { return "refunded on \(day(e.revokedAt))" }
+        let what: String
+        switch refunded.type {
+        case .subscriptionRenewed, .introRenewed: what = "renewal"
+        case .trialStarted: what = "trial"
+        default: what = "purchase"
+        }
+        return "\(what) of \(day(refunded.transactionDate)) refunded on \(day(e.revokedAt))"
+    }
+
+    /// P, the transaction of the period in force (the latest one the entitlement lists).
+    private static func periodTransaction(_ e: EntitlementInfo) -> Transaction? {
+        e.transactions.last { $0.transactionDate == e.lastPurchaseDate }
+    }
+
     private static func chainReason(_ e: EntitlementInfo, catalog: Catalog) -> String? {
         switch e.state {
         case .revoked:
-            return "refunded on \(day(e.revokedAt))"
+            return refundReason(e)
         case .gracePeriod:
-            return "in grace period — billing issue detected \(day(e.billingIssueDetectedAt)); access ends \(day(e.gracePeriodExpirationDate)) unless payment recovers"
+            return "in grace period — billing issue detected \(day(e.billingIssueDetectedAt)); access ends \(day(e.expirationDate)) unless payment recovers"
         case .billingRetry:
-            let retryEnd = e.productId.flatMap { catalog[$0] }.flatMap { product in
-                e.expirationDate.map { $0.adding(product.billingRetryPeriod) }
+            // The store retries from the end of the paid period, not from the grace end.
+            let retryEnd = periodTransaction(e).flatMap { p in
+                catalog[p.productId].flatMap { product in p.expirationDate.map { $0.adding(product.billingRetryPeriod) } }
             }
             let until = retryEnd.map { "; the store retries the payment until \(day($0))" } ?? ""
             return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"
@@ -56,6 +74,9 @@ enum Explanation {
         case .expired:
             if let issue = e.billingIssueDetectedAt {
                 return "expired on \(day(e.expirationDate)) after a billing issue detected \(day(issue))"
+            }
+            if let resume = e.lapsedPauseResumeDate {
+                return "paused \(day(e.expirationDate)) → \(day(resume)), not resumed"
             }
             if let off = e.autoRenewDisableDate {
                 return "cancelled on \(day(off)), expired on \(day(e.expirationDate))"
@@ -72,6 +93,9 @@ enum Explanation {
                 return "pause scheduled from \(day(e.expirationDate)) until \(day(resume))"
             }
             if let next = e.renewalProductId {
+                if !e.willRenew {
+                    return "ends \(day(e.expirationDate)) — renews as \(next), which does not include \(e.id)"
+                }
                 return "switches to \(next) at the next renewal (\(day(e.expirationDate)))"
             }
             return nil

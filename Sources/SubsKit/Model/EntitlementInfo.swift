@@ -60,6 +60,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     public var grantReason: String?
     /// For revoked sources: when (purchase/chain refund date, grant revokedAt).
     public var revokedAt: Instant?
+    /// For chains: the resume date of a pause that ended without a renewal (autoResumeDate is
+    /// null once a pause is over; the wording still tells it).
+    public var lapsedPauseResumeDate: Instant?
 
     public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
                 willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
@@ -70,7 +73,8 @@ public struct EntitlementInfo: Equatable, Sendable {
                 autoResumeDate: Instant?, renewalProductId: String?, renewsCount: Int?,
                 isSandbox: Bool, lastActivatedOfferCode: String?, grantId: String?,
                 transactions: [Transaction], sourceKind: SourceKind,
-                grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil) {
+                grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil,
+                lapsedPauseResumeDate: Instant? = nil) {
         self.id = id
         self.isActive = isActive
         self.state = state
@@ -99,18 +103,23 @@ public struct EntitlementInfo: Equatable, Sendable {
         self.grantedBy = grantedBy
         self.grantReason = grantReason
         self.revokedAt = revokedAt
+        self.lapsedPauseResumeDate = lapsedPauseResumeDate
     }
 }
 
 /// A customer's status at T: what `check` shows.
 public struct CustomerStatus: Equatable, Sendable {
     public var record: CustomerRecord
+    /// The id or alias exactly as it was asked for (so output can be joined to its input).
+    public var requestedId: String
     public var requestDate: Instant
     /// Every entitlement with a source at T, sorted by id.
     public var entitlements: [EntitlementInfo]
 
-    public init(record: CustomerRecord, requestDate: Instant, entitlements: [EntitlementInfo]) {
+    public init(record: CustomerRecord, requestedId: String? = nil, requestDate: Instant,
+                entitlements: [EntitlementInfo]) {
         self.record = record
+        self.requestedId = requestedId ?? record.id
         self.requestDate = requestDate
         self.entitlements = entitlements
     }

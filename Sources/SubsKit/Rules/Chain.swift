@@ -10,11 +10,13 @@ struct Chain {
     let events: [SubscriptionEvent]
 
     func candidate(entitlement: String, catalog: Catalog, at t: Instant) -> SourceCandidate? {
-        let live = members.filter { $0.record.revocationDate == nil }
-        let allRevoked = live.isEmpty
-        guard let p = (allRevoked ? members : live).latest(by: { $0.record.transactionDate })?.record,
+        // P, the period in force, is the latest transaction as of T, refunded or not: a refund of
+        // the period in force revokes the chain whatever earlier transactions say.
+        guard let p = members.latest(by: { $0.record.transactionDate })?.record,
               let product = catalog[p.productId]
         else { return nil }
+        let live = members.filter { $0.record.revocationDate == nil }
+        let revokedAt = p.revocationDate
         // A subscription transaction without expirationDate is a data error the store rejects;
         // should one get here anyway, a zero-length period grants nothing rather than forever.
         let exp = p.expirationDate ?? p.transactionDate
@@ -22,12 +24,14 @@ struct Chain {
 
         let billingIssue = openBillingIssue(since: since)
         let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) }
-        let pause = openPause(since: since)
+        let scheduledPause = scheduledPause(since: since)
+        // A pause is open from its date until its autoResumeDate; afterwards it is history.
+        let pause = scheduledPause.flatMap { pause in pause.autoResumeDate.map { t < $0 } ?? true ? pause : nil }
         let autoRenewOff = autoRenewDisabled(since: since)
         let renewalChange = events(.renewalProductChanged).filter { $0.date > since }.latest(by: \.date)
 
         let state: EntitlementState
-        if allRevoked {
+        if revokedAt != nil {
             state = .revoked
         } else if t < exp {
             state = .active
@@ -54,9 +58,13 @@ struct Chain {
         } else {
             renewState = isActive ? .willRenew : .unknown
         }
+        // willRenew: E continues past this period — auto-renew on, no pause ahead, and the
+        // product it renews as (after a pending change) still unlocks E.
+        let renewsIntoE = renewalChange?.productId.map {
+            catalog.entitlements(unlockedBy: $0).contains(entitlement)
+        } ?? true
 
         let liveRecords = live.map(\.record)
-        let latestRevocation = members.compactMap(\.record.revocationDate).max()
         let periodType: PeriodType
         switch p.type {
         case .trialStarted: periodType = .trial
@@ -67,18 +75,19 @@ struct Chain {
 
         let info = EntitlementInfo(
             id: entitlement, isActive: isActive, state: state, renewState: renewState,
-            willRenew: renewState == .willRenew, periodType: periodType,
+            willRenew: renewState == .willRenew && pause == nil && renewsIntoE, periodType: periodType,
             source: EntitlementSource(p.source),
             grantType: GrantType(ownership: p.ownershipType,
                                  hasOfferCode: liveRecords.contains { $0.offerCode.isPresent }),
             productId: p.productId,
-            // An all-revoked chain still started somewhere: its earliest transaction, like P
-            // falling back to the latest transaction.
-            startedDate: (allRevoked ? members.map(\.record) : liveRecords).map(\.transactionDate).min(),
+            // An all-revoked chain still started somewhere: its earliest transaction.
+            startedDate: (live.isEmpty ? members.map(\.record) : liveRecords).map(\.transactionDate).min(),
             trialStartDate: liveRecords.filter { $0.type == .trialStarted }.map(\.transactionDate).min(),
             firstPurchaseDate: paid.map(\.transactionDate).min(),
             lastPurchaseDate: p.transactionDate,
-            expirationDate: exp,
+            // When access ends: the grace end while a billing issue is open (as RevenueCat and
+            // Qonversion report it), so `requestDate < expirationDate` agrees with isActive.
+            expirationDate: graceEnd ?? exp,
             gracePeriodExpirationDate: graceEnd,
             billingIssueDetectedAt: billingIssue?.date,
             autoRenewDisableDate: autoRenewOff?.date,
@@ -91,10 +100,12 @@ struct Chain {
             grantId: nil,
             transactions: oldestFirst(),
             sourceKind: .chain,
-            revokedAt: allRevoked ? latestRevocation : nil)
+            revokedAt: revokedAt,
+            // A pause that ran to its resume date with no renewal: the wording says so.
+            lapsedPauseResumeDate: state == .expired && billingIssue == nil && pause == nil
+                ? scheduledPause?.autoResumeDate : nil)
 
-        return SourceCandidate(info: info, end: allRevoked ? latestRevocation : (graceEnd ?? exp),
-                               storeIndex: members[0].index)
+        return SourceCandidate(info: info, end: revokedAt ?? graceEnd ?? exp, storeIndex: members[0].index)
     }
 
     private func events(_ type: EventType) -> [SubscriptionEvent] { events.filter { $0.type == type } }
@@ -110,8 +121,8 @@ struct Chain {
     }
 
     /// The latest pauseScheduled strictly after P began, unless a pauseCanceled at or after it
-    /// withdrew it (same-instant rule as billing recovery).
-    private func openPause(since: Instant) -> SubscriptionEvent? {
+    /// withdrew it (same-instant rule as billing recovery). Open only until its autoResumeDate.
+    private func scheduledPause(since: Instant) -> SubscriptionEvent? {
         guard let pause = events(.pauseScheduled).filter({ $0.date > since }).latest(by: \.date)
         else { return nil }
         return events(.pauseCanceled).contains { $0.date >= pause.date } ? nil : pause

@@ -24,8 +24,10 @@ public enum EntitlementRules {
         return candidates.keys.sorted().compactMap { describing(candidates[$0]!)?.info }
     }
 
-    public static func status(of customer: CustomerRecord, catalog: Catalog, at t: Instant) -> CustomerStatus {
-        CustomerStatus(record: customer, requestDate: t, entitlements: evaluate(customer, catalog: catalog, at: t))
+    public static func status(of customer: CustomerRecord, requestedAs requestedId: String? = nil,
+                              catalog: Catalog, at t: Instant) -> CustomerStatus {
+        CustomerStatus(record: customer, requestedId: requestedId, requestDate: t,
+                       entitlements: evaluate(customer, catalog: catalog, at: t))
     }
 
     /// The active source with the latest end if any source is active, else the source with the

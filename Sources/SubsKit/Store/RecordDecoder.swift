@@ -37,6 +37,10 @@ struct RecordDecoder {
             } else {
                 problem(entitlementsPath, "required")
             }
+            if type == .consumable, !entitlements.isEmpty {
+                // A consumable is used up: it cannot be the reason anyone has access.
+                problem(entitlementsPath, "a consumable product unlocks no entitlement (make it nonConsumable or a subscription, or empty the list)")
+            }
             let grace = optionalDuration(fields, "gracePeriod", productPath)
             let retry = optionalDuration(fields, "billingRetryPeriod", productPath) ?? Product.defaultBillingRetryPeriod
             products.append(Product(id: member.key, type: type, entitlements: entitlements,
