@@ -10,7 +10,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "SubsJSON"),
-        .target(name: "SubsKit", dependencies: ["SubsJSON"]),
+        // The demo store is one file, examples/store.json (a link to the resource), embedded at build time.
+        .target(name: "SubsKit", dependencies: ["SubsJSON"], resources: [.embedInCode("Resources/demo-store.json")]),
         .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"]),
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
         // The benchmark of SPEC section 8: generates the stores, times subs against jq.

@@ -1,5 +1,5 @@
-// Keeps the embedded demo store (`subs store init --demo`) identical to examples/store.json,
-// and keeps both free of anything that would make the demo unsafe or unreadable in a terminal.
+// The embedded demo store (`subs store init --demo`) is examples/store.json as built in, and
+// stays free of anything that would make the demo unsafe or unreadable in a terminal.
 
 import Foundation
 import SubsKit
@@ -26,7 +26,7 @@ final class DemoStoreTests: XCTestCase {
         let common = zip(embedded, file).prefix(while: { $0 == $1 }).count
         let line = embedded.prefix(common).filter { $0 == UInt8(ascii: "\n") }.count + 1
         XCTFail("DemoStore.json differs from examples/store.json at byte \(common) (line \(line)); "
-            + "sizes \(embedded.count) vs \(file.count). Regenerate Sources/SubsKit/Store/DemoStore.swift.")
+            + "sizes \(embedded.count) vs \(file.count): the build embedded another file than examples/store.json links to.")
     }
 
     func testDemoStoreEndsWithExactlyOneNewline() {
