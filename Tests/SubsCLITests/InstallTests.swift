@@ -51,6 +51,7 @@ final class InstallTests: XCTestCase {
         let expected: [String: String] = [
             "usr/bin/subs": fakeBinary,
             "usr/share/man/man1/subs.1": repositoryRoot + "/man/subs.1",
+            "usr/share/man/man5/subs-store.5": repositoryRoot + "/man/subs-store.5",
             "usr/share/bash-completion/completions/subs": repositoryRoot + "/completions/subs.bash",
             "usr/share/zsh/site-functions/_subs": repositoryRoot + "/completions/_subs",
             "usr/share/fish/vendor_completions.d/subs.fish": repositoryRoot + "/completions/subs.fish",
@@ -72,7 +73,7 @@ final class InstallTests: XCTestCase {
         let root = directory + "/root"
         let options = ["DESTDIR=\(root)", "prefix=/opt/subs", "mandir=/opt/man", "bindir=/opt/bin"]
         _ = try make(["install", "SUBS_BIN=\(fakeBinary)"] + options)
-        XCTAssertEqual(files(under: root), ["opt/bin/subs", "opt/man/man1/subs.1",
+        XCTAssertEqual(files(under: root), ["opt/bin/subs", "opt/man/man1/subs.1", "opt/man/man5/subs-store.5",
                                             "opt/subs/share/bash-completion/completions/subs",
                                             "opt/subs/share/zsh/site-functions/_subs",
                                             "opt/subs/share/fish/vendor_completions.d/subs.fish"])

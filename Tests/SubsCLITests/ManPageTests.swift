@@ -22,11 +22,41 @@ final class ManPageTests: XCTestCase {
         let result = try runProcess(try requireTool("mandoc"), ["-Tlint", repositoryRoot + "/man/subs.1"])
         // Whether jq(1) is installed and indexed is the machine's business, not the page's:
         // only those two notes about the `.Xr jq 1` cross-reference are let through.
-        let messages = (result.stdout + result.stderr).split(separator: "\n").filter {
-            !$0.hasSuffix("outdated mandoc.db lacks jq(1) entry, run makewhatis /usr/share/man")
-                && !$0.hasSuffix("STYLE: referenced manual not found: Xr jq 1")
+        XCTAssertEqual(Self.lintMessages(result), [], "mandoc -Tlint man/subs.1")
+    }
+
+    /// Whether jq(1) or subs' own pages are installed and indexed is the machine's business, not
+    /// the page's: only notes about `.Xr` cross-references are let through.
+    static func lintMessages(_ result: ProcessResult) -> [Substring] {
+        (result.stdout + result.stderr).split(separator: "\n").filter {
+            !$0.contains("outdated mandoc.db lacks") && !$0.contains("STYLE: referenced manual not found: Xr ")
         }
-        XCTAssertEqual(messages, [], "mandoc -Tlint man/subs.1")
+    }
+
+    func testStoreFormatPageLintsCleanAndNamesEveryField() throws {
+        let path = repositoryRoot + "/man/subs-store.5"
+        let result = try runProcess(try requireTool("mandoc"), ["-Tlint", path])
+        XCTAssertEqual(Self.lintMessages(result), [], "mandoc -Tlint man/subs-store.5")
+        let page = try String(contentsOfFile: path, encoding: .utf8)
+        // Every field of the store format (the decoder reads exactly these).
+        let fields = ["schemaVersion", "products", "customers", "type", "entitlements", "gracePeriod",
+                      "billingRetryPeriod", "aliases", "firstSeen", "attributes", "transactions", "events",
+                      "grants", "transactionId", "originalTransactionId", "productId", "transactionDate",
+                      "expirationDate", "source", "environment", "ownershipType", "offerCode",
+                      "transactionRevocationDate", "date", "autoResumeDate", "id", "entitlement", "grantedAt",
+                      "grantedBy", "reason", "revokedAt", "revokedBy", "revokeReason"]
+        for field in fields {
+            XCTAssertTrue(page.contains(".It Sy \(field)") || page.contains("Sy \(field) ,") || page.contains(", \(field)"),
+                          "subs-store(5) does not document \(field)")
+        }
+        let values = ["subscription", "nonConsumable", "consumable", "trialStarted", "introStarted", "introRenewed",
+                      "subscriptionStarted", "subscriptionRenewed", "nonConsumablePurchase", "consumablePurchase",
+                      "appstore", "playstore", "stripe", "amazon", "unknown", "production", "sandbox", "owner",
+                      "familySharing", "autoRenewDisabled", "autoRenewEnabled", "billingIssue", "billingRecovered",
+                      "renewalProductChanged", "pauseScheduled", "pauseCanceled"]
+        for value in values {
+            XCTAssertTrue(page.contains(".Cm \(value)"), "subs-store(5) does not name \(value)")
+        }
     }
 
     func testSectionsInConventionalOrder() {

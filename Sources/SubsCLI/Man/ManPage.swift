@@ -79,7 +79,7 @@ public enum ManPage {
         for (index, (command, explanation)) in ManProse.examples.enumerated() {
             m += (index == 0 ? "" : ".Pp\n") + text(explanation) + ".Bd -literal -offset indent\n" + literal(command) + ".Ed\n"
         }
-        m += ".Sh SEE ALSO\n.Xr jq 1\n"
+        m += ".Sh SEE ALSO\n.Xr jq 1 ,\n.Xr subs-store 5\n"
         return m
     }
 
