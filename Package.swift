@@ -16,8 +16,10 @@ let package = Package(
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
         // The benchmark of SPEC section 8: generates the stores, times subs against jq.
         .executableTarget(name: "subs-bench", dependencies: ["SubsKit", "SubsJSON"]),
-        .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON"]),
+        // Shared by the test targets: skip (CI: fail) when a tool or fixture is missing.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON", "TestSupport"]),
         .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON"]),
-        .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON"]),
+        .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON", "TestSupport"]),
     ]
 )

@@ -9,12 +9,39 @@ public enum CLI {
     /// the real process: everything goes through `context`.
     public static func run(arguments: [String], context: Context) -> ExitCode {
         var context = context
+        let status = execute(arguments, context: &context)
+        switch context.finishOut() {
+        case .delivered:
+            return status
+        case .closedPipe:
+            // Whoever read the output went away (`subs check alice | head -1`): nothing to say.
+            return status.combined(with: .brokenPipe)
+        case .failed(let reason):
+            context.writeErr("subs: error: cannot write standard output: \(reason)\n")
+            return status.combined(with: .cannotWriteOutput)
+        }
+    }
+
+    private static func execute(_ arguments: [String], context: inout Context) -> ExitCode {
+        if let raw = context.rawArguments, let (index, bytes) = raw.enumerated().first(where: {
+            String(validating: $0.element, as: UTF8.self) == nil
+        }).map({ ($0.offset, $0.element) }) {
+            context.writeErr(usageErrorText(UsageError(
+                "argument \(index + 1) is not valid UTF-8: '\(Terminal.showingInvalidUTF8(bytes))'")))
+            return .usage
+        }
+        // The completion scripts run `subs __complete` at TAB time: whatever goes wrong, the
+        // user's prompt gets no error lines (the status still tells).
+        if (try? ArgumentScan(arguments))?.command == .complete { context.writeErr = { _ in } }
+        // A bad SUBS_NOW matters only to commands that read the clock; help, --version and the
+        // completion scripts work whatever the environment holds.
+        var clockProblem: String?
         if let now = context.environment["SUBS_NOW"], !now.isEmpty {
-            guard let instant = ISODate.parse(now) else {
-                context.writeErr("subs: error: SUBS_NOW: '\(Terminal.escape(now))' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)\n")
-                return .configError
+            if let instant = ISODate.parse(now) {
+                context.clock = FixedClock(instant)
+            } else {
+                clockProblem = "SUBS_NOW: \(Terminal.quoted(now)) is not an ISO 8601 date-time (2026-03-01T12:00:00Z)"
             }
-            context.clock = FixedClock(instant)
         }
         let outcome: ParseOutcome
         do {
@@ -24,10 +51,10 @@ public enum CLI {
             context.writeErr(usageErrorText(error))
             return .usage
         } catch let error as ConfigError {
-            context.writeErr("subs: error: \(error.message)\n")
+            context.writeErr("subs: error: \(Terminal.shortened(error.message))\n")
             return .configError
         } catch {
-            context.writeErr("subs: error: \(error)\n")
+            context.writeErr("subs: error: \(Terminal.message("\(error)"))\n")
             return .internalError
         }
         switch outcome {
@@ -41,12 +68,17 @@ public enum CLI {
             context.writeOut(HelpRenderer.help(forGroup: group, columns: context.columns))
             return .success
         case .run(let invocation):
+            if let clockProblem, !invocation.command.worksWhateverTheEnvironment {
+                context.writeErr("subs: error: \(clockProblem)\n")
+                return .configError
+            }
+            for warning in invocation.global.warnings { context.writeErr("subs: warning: \(Terminal.shortened(warning))\n") }
             return Commands.run(invocation, context: context)
         }
     }
 
     static func usageErrorText(_ error: UsageError) -> String {
-        var text = "subs: error: \(error.message)\n"
+        var text = "subs: error: \(Terminal.shortened(error.message))\n"
         if let suggestion = error.suggestion { text += "did you mean '\(suggestion)'?\n" }
         text += "usage: \(HelpRenderer.usageLine(for: error.command))\n"
         return text

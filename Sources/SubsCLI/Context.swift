@@ -15,10 +15,18 @@ public struct Context {
     public var stdoutIsTerminal: Bool
     /// The terminal's width when stdout is one (COLUMNS wins over it).
     public var terminalWidth: Int?
+    /// Pushes out what `writeOut` still holds and says whether everything written arrived.
+    /// CLI.run calls it last, to turn a failed write on stdout into its exit status.
+    public var finishOut: () -> OutputDelivery
+    /// The arguments as the system gave them, as bytes (the program name left out): Swift's
+    /// `CommandLine.arguments` repairs invalid UTF-8 silently, these do not. nil: the String
+    /// arguments are exactly what was given (in-process callers).
+    public var rawArguments: [[UInt8]]?
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readIn: @escaping () -> [UInt8]?, environment: [String: String], clock: any Clock,
-                stdoutIsTerminal: Bool, terminalWidth: Int? = nil) {
+                stdoutIsTerminal: Bool, terminalWidth: Int? = nil,
+                finishOut: @escaping () -> OutputDelivery = { .delivered }, rawArguments: [[UInt8]]? = nil) {
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.readIn = readIn
@@ -26,6 +34,8 @@ public struct Context {
         self.clock = clock
         self.stdoutIsTerminal = stdoutIsTerminal
         self.terminalWidth = terminalWidth
+        self.finishOut = finishOut
+        self.rawArguments = rawArguments
     }
 
     /// Width for tables and help: COLUMNS, else the terminal's width, else 80.
@@ -33,4 +43,13 @@ public struct Context {
         if let c = environment["COLUMNS"], let n = Int(c), n > 0 { return n }
         return terminalWidth ?? 80
     }
+}
+
+/// What became of standard output.
+public enum OutputDelivery: Equatable, Sendable {
+    case delivered
+    /// The reader went away (EPIPE): nothing more to say to anyone.
+    case closedPipe
+    /// Any other write error (a full disk, a closed descriptor), with the system's words.
+    case failed(String)
 }

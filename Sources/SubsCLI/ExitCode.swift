@@ -13,11 +13,16 @@ public struct ExitCode: RawRepresentable, Equatable, Hashable, Sendable {
     public static let unavailable = ExitCode(rawValue: 69)
     public static let internalError = ExitCode(rawValue: 70)
     public static let cannotWrite = ExitCode(rawValue: 73)
+    /// Standard output could not be written (a full disk, a closed descriptor).
+    public static let cannotWriteOutput = ExitCode(rawValue: 74)
     public static let temporaryFailure = ExitCode(rawValue: 75)
     public static let protocolError = ExitCode(rawValue: 76)
     public static let permissionDenied = ExitCode(rawValue: 77)
     public static let configError = ExitCode(rawValue: 78)
     public static let interrupted = ExitCode(rawValue: 130)
+    /// Standard output was a pipe whose reader went away: silent, and the status a shell
+    /// reports for a program killed by SIGPIPE (128 + 13), as `yes | head -1` gives.
+    public static let brokenPipe = ExitCode(rawValue: 141)
 
     public var isError: Bool { rawValue >= 64 }
 

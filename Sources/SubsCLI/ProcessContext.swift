@@ -19,22 +19,41 @@ public struct SystemClock: Clock {
 private final class OutputBuffer: @unchecked Sendable {
     let fd: Int32
     var bytes: [UInt8] = []
+    /// The errno of the first failed write; after it, output is dropped.
+    private(set) var failure: Int32?
     init(fd: Int32) { self.fd = fd }
     func write(_ text: String) {
+        guard failure == nil else { return }
         bytes.append(contentsOf: text.utf8)
         if bytes.count >= 1 << 16 { flush() }
     }
     func flush() {
         var offset = 0
-        while offset < bytes.count {
+        while offset < bytes.count, failure == nil {
             let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                break // EPIPE and friends: the reader went away; nothing useful to do
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // A non-blocking descriptor inherited from the caller: wait until it takes more.
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, -1)
+            } else {
+                failure = n < 0 ? errno : EIO
             }
-            offset += n
         }
         bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, then reports the fate of everything written.
+    func finish() -> OutputDelivery {
+        flush()
+        switch failure {
+        case nil: return .delivered
+        case EPIPE?: return .closedPipe
+        case let err?: return .failed(String(cString: strerror(err)))
+        }
     }
 }
 
@@ -63,10 +82,20 @@ extension Context {
                 err.flush()
             },
             readIn: { readAll(fd: 0) },
-            environment: ProcessInfo.processInfo.environment,
+            environment: environmentWithHome(ProcessInfo.processInfo.environment),
             clock: SystemClock(),
             stdoutIsTerminal: isatty(1) == 1,
-            terminalWidth: queryTerminalWidth(fd: 1))
+            terminalWidth: queryTerminalWidth(fd: 1),
+            finishOut: { standardOutput.finish() },
+            rawArguments: rawArgumentBytes())
+    }
+}
+
+/// argv as bytes, without the program name.
+func rawArgumentBytes() -> [[UInt8]] {
+    (1..<Int(CommandLine.argc)).map { index in
+        guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
+        return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
     }
 }
 
@@ -76,15 +105,35 @@ func queryTerminalWidth(fd: Int32) -> Int? {
     return Int(size.ws_col)
 }
 
-func readAll(fd: Int32) -> [UInt8]? {
+/// Reads to the end, or until `limit` bytes were read.
+func readAll(fd: Int32, limit: Int = .max) -> [UInt8]? {
     var result: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    while result.count < limit {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - result.count)) }
         if n < 0 { if errno == EINTR { continue }; return nil }
         if n == 0 { return result }
         result.append(contentsOf: chunk[0..<n])
     }
+    return result
+}
+
+/// The environment, with HOME taken from the password database when it is unset or empty, so
+/// the default store and config paths do not land at the root of the file system.
+func environmentWithHome(_ environment: [String: String]) -> [String: String] {
+    var environment = environment
+    if (environment["HOME"] ?? "").isEmpty, let home = passwordDatabaseHome() { environment["HOME"] = home }
+    return environment
+}
+
+func passwordDatabaseHome() -> String? {
+    var entry = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 16384)
+    guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil,
+          let directory = entry.pw_dir else { return nil }
+    let home = String(cString: directory)
+    return home.hasPrefix("/") ? home : nil
 }
 
 public func flushStandardOutput() { standardOutput.flush() }

@@ -4,7 +4,10 @@ public enum EditDistance {
     /// The candidate closest to `word` within edit distance 2 (first in list order on ties).
     public static func closest(to word: String, among candidates: [String]) -> String? {
         var best: (candidate: String, distance: Int)?
-        for candidate in candidates where candidate != word {
+        // The distance is at least the difference in length: a huge word (a 100 KB argument)
+        // is near nothing, and is not compared character by character with every candidate.
+        let length = word.count
+        for candidate in candidates where candidate != word && abs(candidate.count - length) <= 2 {
             let d = distance(word, candidate)
             if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
         }

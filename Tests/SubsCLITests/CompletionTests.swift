@@ -1,18 +1,13 @@
 // Shell completions: committed scripts equal the generator, every command and option is in each,
 // the shells accept them, and bash and fish really complete (driven in real shell processes).
 
+import TestSupport
 import XCTest
 @testable import SubsCLI
 
-/// A program on PATH; the test fails (never skips) when it is missing, since CI installs it.
+/// A program on PATH; missing, the test is skipped with the reason (failed under CI=true).
 func requireTool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    for directory in path.split(separator: ":") {
-        let candidate = "\(directory)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    XCTFail("\(name) is not installed (apt-get install -y mandoc zsh fish make)", file: file, line: line)
-    throw CocoaError(.fileNoSuchFile)
+    try Prerequisite.tool(name, file: file, line: line)
 }
 
 /// The built `subs`, beside the test bundle (`.build/debug/subs`): run `swift build` first.

@@ -91,12 +91,12 @@ final class ManPageTests: XCTestCase {
 
     func testEveryExitStatusOfTheSpecIsDocumented() {
         let exit = section("EXIT STATUS")
-        for code in [0, 1, 3, 64, 65, 66, 69, 70, 73, 75, 76, 77, 78, 130] {
+        for code in [0, 1, 3, 64, 65, 66, 69, 70, 73, 74, 75, 76, 77, 78, 130, 141] {
             XCTAssertTrue(exit.contains("\n.It \(code)\n") || exit.hasPrefix(".It \(code)\n"), "exit status \(code) missing")
         }
         let statics: [ExitCode] = [.success, .requirementMissing, .notFound, .usage, .dataError, .noInput, .unavailable,
-                                   .internalError, .cannotWrite, .temporaryFailure, .protocolError, .permissionDenied,
-                                   .configError, .interrupted]
+                                   .internalError, .cannotWrite, .cannotWriteOutput, .temporaryFailure, .protocolError,
+                                   .permissionDenied, .configError, .interrupted, .brokenPipe]
         XCTAssertEqual(statics.map(\.rawValue), ManProse.exitStatuses.map(\.0))
     }
 

@@ -51,7 +51,9 @@ public enum CommandLineParser {
             throw UsageError("\(command.rawValue): give exactly one of "
                              + group.map { "--" + $0 }.joined(separator: ", "), command: command)
         }
-        let global = try GlobalOptionsResolver.resolve(flags: globalFlags, environment: environment, now: now)
+        // `completion` prints a fixed script: no config file or environment setting can break it.
+        let global = command == .completion ? GlobalOptions()
+            : try GlobalOptionsResolver.resolve(flags: globalFlags, environment: environment, now: now)
         return .run(Invocation(command: command, global: global, positionals: scan.positionals, options: options))
     }
 
@@ -61,7 +63,7 @@ public enum CommandLineParser {
         if words.isEmpty { return .help(nil) }
         if let group = CommandLineSpec.groups.first(where: { $0.name == topic }) { return .groupHelp(group.name) }
         if let name = CommandName(rawValue: topic) { return .help(name) }
-        throw UsageError("unknown command '\(Terminal.escape(topic))'",
+        throw UsageError("unknown command \(Terminal.quoted(topic))",
                          suggestion: EditDistance.closest(to: topic, among: ArgumentScan.commandWords), command: .help)
     }
 
@@ -165,7 +167,7 @@ struct ArgumentScan {
         let candidates = CommandLineSpec.options(for: command).filter { !$0.hidden }
         guard let spec = candidates.first(where: { $0.longName == name || $0.shortName == name }) else {
             let names = candidates.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }
-            fail(UsageError("unknown option '\(Terminal.escape(name))'",
+            fail(UsageError("unknown option \(Terminal.quoted(name))",
                             suggestion: EditDistance.closest(to: name, among: names), command: command))
             return
         }
@@ -202,7 +204,7 @@ struct ArgumentScan {
             guard let name = group.commands.first(where: { CommandLineSpec.command($0).words.last == word }) else {
                 let words = CommandLineParser.subcommandWords(group)
                 let suggestion = EditDistance.closest(to: word, among: words).map { group.name + " " + $0 }
-                throw UsageError("\(group.name): unknown subcommand '\(Terminal.escape(word))' (use "
+                throw UsageError("\(group.name): unknown subcommand \(Terminal.quoted(word)) (use "
                                  + words.joined(separator: " or ") + ")", suggestion: suggestion)
             }
             command = name
@@ -211,7 +213,7 @@ struct ArgumentScan {
         } else if let name = CommandName(rawValue: word), !name.rawValue.contains(" ") {
             command = name
         } else {
-            throw UsageError("unknown command '\(Terminal.escape(word))'",
+            throw UsageError("unknown command \(Terminal.quoted(word))",
                              suggestion: EditDistance.closest(to: word, among: Self.commandWords))
         }
     }

@@ -50,9 +50,9 @@ public enum CommandLineSpec {
                                        + "one per line (blank lines and # comments skipped)")
     static let entitlement = ArgumentSpec("ENTITLEMENT", kind: .entitlement,
                                           help: "An entitlement id")
-    static let reason = OptionSpec("reason", kind: .text, valueName: "TEXT",
+    static let reason = OptionSpec("reason", kind: .nonEmptyText, valueName: "TEXT",
                                    help: "Why, recorded with the change")
-    static let actor = OptionSpec("actor", kind: .text, valueName: "NAME", environment: "SUBS_ACTOR",
+    static let actor = OptionSpec("actor", kind: .nonEmptyText, valueName: "NAME", environment: "SUBS_ACTOR",
                                   defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
     static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
 

@@ -31,20 +31,36 @@ struct ConfigFile {
         return nil
     }
 
+    /// The largest config file read (a handful of lines is all it ever needs): a bigger one, or
+    /// one that never ends (`--config /dev/zero`), is refused after reading this much.
+    static let sizeLimit = 64 * 1024
+
+    /// A config file that cannot be opened or read: exit 78 when it was named (`--config`,
+    /// `SUBS_CONFIG`), a warning for the default one.
+    struct Unreadable: Error {
+        var message: String
+    }
+
     /// Reads and checks the file; nil when the default file does not exist.
     static func load(path: String, explicit: Bool, environment: [String: String]) throws -> ConfigFile? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let shownPath = Terminal.escape(path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let err = errno
             if err == ENOENT && !explicit { return nil }
-            throw ConfigError("\(Terminal.escape(path)): cannot read config file: \(String(cString: strerror(err)))")
+            throw Unreadable(message: "\(shownPath): cannot read config file: \(String(cString: strerror(err)))")
         }
         defer { close(fd) }
-        guard let bytes = readAll(fd: fd) else {
-            throw ConfigError("\(Terminal.escape(path)): cannot read config file: \(String(cString: strerror(errno)))")
+        // O_NONBLOCK only keeps open() from waiting on a FIFO with no writer; reads block again.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        guard let bytes = readAll(fd: fd, limit: sizeLimit + 1) else {
+            throw Unreadable(message: "\(shownPath): cannot read config file: \(String(cString: strerror(errno)))")
+        }
+        if bytes.count > sizeLimit {
+            throw ConfigError("\(shownPath): config file is too large (more than \(sizeLimit / 1024) KiB)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigError("\(Terminal.escape(path)): config file is not UTF-8 text")
+            throw ConfigError("\(shownPath): config file is not UTF-8 text")
         }
         return try parse(text, path: path, environment: environment)
     }
@@ -52,12 +68,14 @@ struct ConfigFile {
     static func parse(_ text: String, path: String, environment: [String: String]) throws -> ConfigFile {
         var file = ConfigFile(path: path)
         let shownPath = Terminal.escape(path)
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end with LF or CRLF (split on scalars: as Characters, "\r\n" is one and would
+        // not split on "\n"); a CR left at the end of a line is trimmed as whitespace.
+        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let where_ = "\(shownPath):\(index + 1)"
-            let line = stripComment(String(rawLine)).trimmingWhitespace()
+            let line = stripComment(String(String.UnicodeScalarView(rawLine))).trimmingWhitespace()
             if line.isEmpty { continue }
             guard let eq = line.firstIndex(of: "=") else {
-                throw ConfigError("\(where_): expected 'key = value', got '\(Terminal.escape(line))'")
+                throw ConfigError("\(where_): expected 'key = value', got \(Terminal.quoted(line))")
             }
             let key = String(line[..<eq]).trimmingWhitespace()
             var value = String(line[line.index(after: eq)...]).trimmingWhitespace()
@@ -66,7 +84,7 @@ struct ConfigFile {
             }
             guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
                 let hint = EditDistance.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
-                throw ConfigError("\(where_): unknown key '\(Terminal.escape(key))'\(hint)")
+                throw ConfigError("\(where_): unknown key \(Terminal.quoted(key))\(hint)")
             }
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             do {

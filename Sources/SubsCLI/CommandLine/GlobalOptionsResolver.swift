@@ -10,13 +10,24 @@ enum GlobalOptionsResolver {
         var options = GlobalOptions()
         var configFlag = flags["config"]
         if let c = configFlag { configFlag = ValueCheck.expandingTilde(c, environment: environment) }
-        if let location = ConfigFile.location(flag: configFlag, environment: environment),
-           let config = try ConfigFile.load(path: location.path, explicit: location.explicit,
-                                            environment: environment) {
-            options.configPath = config.path
-            for key in ConfigFile.keys {
-                if let entry = config.entries[key] { apply(key, entry.value, to: &options, now: now) }
+        if let location = ConfigFile.location(flag: configFlag, environment: environment) {
+            do {
+                if let config = try ConfigFile.load(path: location.path, explicit: location.explicit,
+                                                    environment: environment) {
+                    options.configPath = config.path
+                    for key in ConfigFile.keys {
+                        if let entry = config.entries[key] { apply(key, entry.value, to: &options, now: now) }
+                    }
+                }
+            } catch let unreadable as ConfigFile.Unreadable {
+                // A config file you named must be read; the default one (say, under a home
+                // directory you may not read) is only a convenience.
+                guard !location.explicit else { throw ConfigError(unreadable.message) }
+                options.warnings.append(unreadable.message + "; going on without it")
             }
+        }
+        if let text = environment["SUBS_LOCK_TIMEOUT"], !text.isEmpty, lockTimeout(text) == nil {
+            throw ConfigError("SUBS_LOCK_TIMEOUT: \(Terminal.quoted(text)) is not a number of seconds (0 or more, e.g. 10 or 0.5)")
         }
         for spec in CommandLineSpec.globalOptions where flags[spec.long] == nil && spec.long != "config" {
             guard let variable = spec.environment, var value = environment[variable], !value.isEmpty,
@@ -37,6 +48,11 @@ enum GlobalOptionsResolver {
             apply(name, value, to: &options, now: now)
         }
         return options
+    }
+
+    /// `SUBS_LOCK_TIMEOUT`: like `--timeout`, plain decimal seconds, but 0 (do not wait) is allowed.
+    static func lockTimeout(_ text: String) -> Double? {
+        ValueCheck.seconds(text, allowingZero: true)
     }
 
     /// Stores one already-checked value.

@@ -11,6 +11,10 @@ public enum CommandName: String, CaseIterable, Sendable {
     case serve, completion, help
     /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
     case complete = "__complete"
+
+    /// Commands that need neither the clock, the config file nor the environment's settings
+    /// (SPEC 7: completion works whatever they hold).
+    var worksWhateverTheEnvironment: Bool { self == .completion || self == .complete }
 }
 
 public enum OutputFormat: String, CaseIterable, Sendable {
@@ -38,6 +42,9 @@ public struct GlobalOptions: Sendable {
     public var maxAge: ISODuration?
     /// The config file that was read, if any.
     public var configPath: String?
+    /// Said on stderr before the command runs (`subs: warning: ...`): a default config file
+    /// that exists but cannot be read.
+    public var warnings: [String] = []
 
     public init() {}
 }

@@ -3,8 +3,10 @@
 
 /// What an option value or positional argument is; drives validation and completion.
 public enum ValueKind: Equatable, Sendable {
-    /// Free text (a reason, an actor name).
+    /// Free text.
     case text
+    /// Free text that must say something (a reason, an actor name).
+    case nonEmptyText
     /// A file path (completed as a file name).
     case file
     case url

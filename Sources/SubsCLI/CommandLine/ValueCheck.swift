@@ -15,11 +15,11 @@ enum ValueCheck {
 
     /// Throws a ValueProblem when `value` is not acceptable as `kind`.
     static func check(_ value: String, kind: ValueKind, now: Instant) throws {
-        let shown = "'" + Terminal.escape(value) + "'"
+        let shown = Terminal.quoted(value)
         switch kind {
         case .text:
             return
-        case .file, .url, .customer, .entitlement, .command:
+        case .file, .url, .customer, .entitlement, .command, .nonEmptyText:
             if value.isEmpty { throw ValueProblem(reason: "must not be empty") }
         case .date:
             if ISODate.parseInput(value, now: now) == nil {
@@ -49,12 +49,12 @@ enum ValueCheck {
         }
     }
 
-    /// A positive, finite number written in plain decimal (`10`, `0.5`, `.25`).
-    static func seconds(_ text: String) -> Double? {
+    /// A positive (or, `allowingZero`, zero), finite number written in plain decimal (`10`, `0.5`, `.25`).
+    static func seconds(_ text: String, allowingZero: Bool = false) -> Double? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
               parts.contains(where: { !$0.isEmpty }),
-              let value = Double(text), value.isFinite, value > 0 else { return nil }
+              let value = Double(text), value.isFinite, value > 0 || (allowingZero && value == 0) else { return nil }
         return value
     }
 

@@ -4,7 +4,8 @@ import SubsKit
 
 enum CheckCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
-        let users = try Commands.users(invocation.positionals, context)
+        let users = try Commands.users(invocation.positionals, context,
+                                       requiringIds: !invocation.values("require").isEmpty, command: .check)
         let lookup = try Commands.source(invocation, context).lookup(users)
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
         let required = invocation.values("require")
@@ -15,7 +16,7 @@ enum CheckCommand {
         var found: [(requestedId: String, record: CustomerRecord)] = []
         for (id, record) in zip(users, lookup.records) {
             guard let record else {
-                status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer '\(id)' not found"), context))
+                status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found"), context))
                 continue
             }
             found.append((id, record))
@@ -39,8 +40,10 @@ enum CheckCommand {
     private static func checkRequiredEntitlementsExist(_ required: [String], catalog: Catalog) throws {
         let known = catalog.entitlementIds
         for entitlement in required where !known.contains(entitlement) {
-            var message = "no product unlocks entitlement '\(entitlement)'"
-            if let near = EditDistance.closest(to: entitlement, among: known) { message += " (did you mean '\(near)'?)" }
+            var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
+            if let near = EditDistance.closest(to: entitlement, among: known) {
+                message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
+            }
             throw CommandFailure(.notFound, message)
         }
     }

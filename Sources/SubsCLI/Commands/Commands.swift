@@ -32,7 +32,7 @@ public enum Commands {
     /// One `subs: error:` line on stderr, and the status it stands for.
     static func report(_ error: Error, _ context: Context) -> ExitCode {
         let (code, message) = describe(error)
-        context.writeErr("subs: error: \(Terminal.escape(message))\n")
+        context.writeErr("subs: error: \(Terminal.message(message))\n")
         return code
     }
 
@@ -76,9 +76,9 @@ public enum Commands {
         LocalStore(path: storePath(invocation, context), lockTimeout: lockTimeout(context))
     }
 
-    /// `SUBS_LOCK_TIMEOUT` seconds, default 10.
+    /// `SUBS_LOCK_TIMEOUT` seconds, default 10 (the parser already refused a bad value).
     static func lockTimeout(_ context: Context) -> Double {
-        context.environment["SUBS_LOCK_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 10
+        context.environment["SUBS_LOCK_TIMEOUT"].flatMap(GlobalOptionsResolver.lockTimeout) ?? 10
     }
 
     /// The instant T of the evaluation: `--at`, else the source's clock (remote), else now.
@@ -87,8 +87,11 @@ public enum Commands {
     }
 
     /// The USER arguments with `-` replaced by the ids read from stdin (one per line; blank lines
-    /// and `#` comments skipped). Stdin is read once, so `-` may appear once.
-    static func users(_ arguments: [String], _ context: Context) throws -> [String] {
+    /// and `#` comments skipped). Stdin is read once, so `-` may appear once. `requiringIds`: a
+    /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,
+    /// say when the program feeding the ids failed).
+    static func users(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
+                      command: CommandName? = nil) throws -> [String] {
         guard arguments.contains("-") else { return arguments }
         guard arguments.filter({ $0 == "-" }).count == 1 else {
             throw UsageError("'-' (ids from standard input) may appear only once")
@@ -97,6 +100,9 @@ public enum Commands {
             throw CommandFailure(.dataError, "cannot read customer ids from standard input")
         }
         let fromStdin = try StdinIds.parse(bytes)
+        if requiringIds && fromStdin.isEmpty {
+            throw UsageError("'-' read no customer ids from standard input", command: command)
+        }
         return arguments.flatMap { $0 == "-" ? fromStdin : [$0] }
     }
 

@@ -10,10 +10,11 @@ enum GrantCommand {
         guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
             throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
         }
-        let users = try Commands.users(Array(invocation.positionals.dropLast()), context)
-        guard !users.isEmpty else { throw CommandFailure(.dataError, "standard input: no customer ids") }
+        let users = try Commands.users(Array(invocation.positionals.dropLast()), context,
+                                       requiringIds: true, command: invocation.command)
         let now = context.clock.now()
-        let actor = invocation.value("actor") ?? context.environment["SUBS_ACTOR"] ?? context.environment["USER"]
+        let actor = invocation.value("actor") ?? [context.environment["SUBS_ACTOR"], context.environment["USER"]]
+            .compactMap { $0 }.first { !$0.isEmpty }
         let reason = invocation.value("reason")
         let dryRun = invocation.flag("dry-run")
 
@@ -34,7 +35,7 @@ enum GrantCommand {
         if !isGrant {
             for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
                 let through = outcome.status?.productId.map { " (\($0))" } ?? ""
-                context.writeErr("subs: note: \(Terminal.escape(outcome.customer.record.id)) keeps \(Terminal.escape(entitlement)) through a purchase\(through)\n")
+                context.writeErr(Terminal.message("subs: note: \(outcome.customer.record.id) keeps \(entitlement) through a purchase\(through)") + "\n")
             }
         }
         guard !invocation.global.quiet else { return .success }

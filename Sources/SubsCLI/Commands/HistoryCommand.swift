@@ -10,7 +10,7 @@ enum HistoryCommand {
         }
         let lookup = try Commands.source(invocation, context).lookup([id])
         guard let record = lookup.records.first ?? nil else {
-            throw CommandFailure(.notFound, "customer '\(id)' not found")
+            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
         let now = context.clock.now()

@@ -9,7 +9,7 @@ enum RenewCountCommand {
         }
         let lookup = try Commands.source(invocation, context).lookup([id])
         guard let record = lookup.records.first ?? nil else {
-            throw CommandFailure(.notFound, "customer '\(id)' not found")
+            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
         let entitlements = EntitlementRules.evaluate(record, catalog: lookup.catalog, at: at)
@@ -18,7 +18,7 @@ enum RenewCountCommand {
         if invocation.positionals.count > 1 {
             let wanted = invocation.positionals[1]
             guard let e = entitlements.first(where: { $0.id == wanted }) else {
-                throw CommandFailure(.notFound, "customer '\(record.id)' never had entitlement '\(wanted)'")
+                throw CommandFailure(.notFound, "customer \(Terminal.quoted(record.id, escaping: false)) never had entitlement \(Terminal.quoted(wanted, escaping: false))")
             }
             guard !invocation.global.quiet else { return .success }
             switch style.format {

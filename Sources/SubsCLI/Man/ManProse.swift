@@ -22,6 +22,9 @@ enum ManProse {
         USER is a customer id or one of its aliases. \
         A USER of - reads customer ids from standard input, one per line; blank lines and lines \
         starting with # are skipped. \
+        A - that reads no id is exit status 64 for grant, revoke and check --require, so that a \
+        gate never passes on an empty list; otherwise it gives an empty result. \
+        Arguments that are not valid UTF-8 are exit status 64; ids on standard input that are not are 65. \
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
         """
@@ -40,7 +43,12 @@ enum ManProse {
         A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
         and a path starting with ~/ is taken from the home directory. \
         An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
-        naming the file and line or the variable.
+        naming the file and line or the variable. \
+        Lines end with LF or CRLF; a file larger than 64 KiB is exit status 78. \
+        A default config file that exists but cannot be read gets a warning and is ignored; one named \
+        with --config or SUBS_CONFIG must be readable. \
+        The --help and --version options, help and completion work whatever the environment and the \
+        config file hold.
         """,
     ]
 
@@ -93,7 +101,10 @@ enum ManProse {
         Every result is one value, rendered as a table (the default), tsv, json or jsonl; table and \
         JSON never disagree. \
         Tables show dates as 2026-03-01 12:00Z, with a relative hint and colour only on a terminal, \
-        and escape every control character coming from the data. \
+        and escape every control character coming from the data as \\x1b, bidirectional and invisible \
+        format characters (such as U+202E) as \\u202e, and a backslash as \\\\, in tables, tsv and \
+        messages alike. \
+        A value quoted in an error message is cut to 80 characters. \
         check tables end with one sentence per entitlement that is not simply active and renewing, saying why.
         """,
         """
@@ -134,11 +145,12 @@ enum ManProse {
         ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
         ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
         ("USER", "Who makes changes when neither --actor nor SUBS_ACTOR is given."),
-        ("SUBS_LOCK_TIMEOUT", "Seconds a write waits for the store lock before exit status 75; default 10."),
+        ("SUBS_LOCK_TIMEOUT", "Seconds a write waits for the store lock before exit status 75, 0 or more in plain decimal; default 10. Anything else is exit status 78."),
         ("SUBS_SERVER_TOKEN", "The bearer token serve requires, when --token-file is not given."),
         ("NO_COLOR", "When set and not empty, --color auto prints no colour."),
         ("TERM", "When dumb, --color auto prints no colour."),
         ("COLUMNS", "Width of help text and tables; default 80."),
+        ("HOME", "The home directory; when unset or empty, the one in the password database."),
         ("XDG_DATA_HOME", "Base of the default store path; default ~/.local/share."),
         ("XDG_CONFIG_HOME", "Base of the default config file; default ~/.config."),
         ("XDG_CACHE_HOME", "Base of the remote answer cache; default ~/.cache."),
@@ -161,11 +173,13 @@ enum ManProse {
         (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, serve and --remote, which are not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
+        (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
         (76, "Remote protocol error: an answer that is not what the API defines."),
         (77, "Permission denied: HTTP 401 or 403, or a file permission."),
         (78, "Configuration error: a bad config file or environment variable."),
         (130, "Interrupted by SIGINT."),
+        (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]
 
     static let exitIntro = """
