@@ -104,7 +104,8 @@ struct StoreWriter {
             var revoked: [Grant] = []
             for i in record.grants.indices {
                 let grant = record.grants[i]
-                guard grant.entitlement == entitlement, grant.revokedAt == nil,
+                // Only grants active now: one dated later does not exist yet (SPEC section 3).
+                guard grant.entitlement == entitlement, grant.revokedAt == nil, grant.grantedAt <= now,
                       grant.expirationDate.map({ now < $0 }) ?? true,
                       var object = grantsJSON[i].objectValue else { continue }
                 record.grants[i].revokedAt = now
