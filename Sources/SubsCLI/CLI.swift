@@ -10,8 +10,13 @@ public enum CLI {
     public static func run(arguments: [String], context: Context) -> ExitCode {
         var context = context
         if let now = context.environment["SUBS_NOW"], !now.isEmpty {
-            guard let instant = ISODate.parse(now) else {
-                context.writeErr("subs: error: SUBS_NOW: '\(Terminal.escape(now))' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)\n")
+            let instant: Instant
+            do {
+                instant = try ISODate.read(now)
+            } catch {
+                let why = error as? ISODateProblem == .outOfRange
+                    ? "is outside years 0001-9999" : "is not an ISO 8601 date-time (2026-03-01T12:00:00Z)"
+                context.writeErr("subs: error: SUBS_NOW: '\(Terminal.escape(now))' \(why)\n")
                 return .configError
             }
             context.clock = FixedClock(instant)

@@ -47,7 +47,7 @@ enum Explanation {
             return "in grace period — billing issue detected \(day(e.billingIssueDetectedAt)); access ends \(day(e.gracePeriodExpirationDate)) unless payment recovers"
         case .billingRetry:
             let retryEnd = e.productId.flatMap { catalog[$0] }.flatMap { product in
-                e.expirationDate.map { $0.adding(product.billingRetryPeriod) }
+                e.expirationDate.flatMap { $0.adding(product.billingRetryPeriod) }
             }
             let until = retryEnd.map { "; the store retries the payment until \(day($0))" } ?? ""
             return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"

@@ -21,7 +21,9 @@ struct Chain {
         let since = p.transactionDate
 
         let billingIssue = openBillingIssue(since: since)
-        let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) }
+        // The store refuses a date plus a period past year 9999 (RecordDecoder); should one get
+        // here anyway, the period lasts to the end of year 9999 rather than trapping.
+        let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) ?? .latest }
         let pause = openPause(since: since)
         let autoRenewOff = autoRenewDisabled(since: since)
         let renewalChange = events(.renewalProductChanged).filter { $0.date > since }.latest(by: \.date)
@@ -34,7 +36,7 @@ struct Chain {
         } else if billingIssue != nil {
             if let graceEnd, t < graceEnd {
                 state = .gracePeriod
-            } else if t < exp.adding(product.billingRetryPeriod) {
+            } else if t < exp.adding(product.billingRetryPeriod) ?? .latest {
                 state = .billingRetry
             } else {
                 state = .expired
