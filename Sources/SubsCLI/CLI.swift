@@ -37,10 +37,12 @@ public enum CLI {
         // completion scripts work whatever the environment holds.
         var clockProblem: String?
         if let now = context.environment["SUBS_NOW"], !now.isEmpty {
-            if let instant = ISODate.parse(now) {
-                context.clock = FixedClock(instant)
-            } else {
-                clockProblem = "SUBS_NOW: \(Terminal.quoted(now)) is not an ISO 8601 date-time (2026-03-01T12:00:00Z)"
+            do {
+                context.clock = FixedClock(try ISODate.read(now))
+            } catch {
+                let why = error as? ISODateProblem == .outOfRange
+                    ? "is outside years 0001-9999" : "is not an ISO 8601 date-time (2026-03-01T12:00:00Z)"
+                clockProblem = "SUBS_NOW: \(Terminal.quoted(now)) \(why)"
             }
         }
         let outcome: ParseOutcome

@@ -55,7 +55,7 @@ final class EntitlementRulesRevisionTests: XCTestCase {
                 for e in customer.evaluate(at: ISODate.format(t)) where e.isActive {
                     if let end = e.expirationDate { XCTAssertLessThan(t, end) }
                 }
-                t = t.adding(ISODuration(hours: 12))
+                t = t.adding(ISODuration(hours: 12))!
             }
         }
     }

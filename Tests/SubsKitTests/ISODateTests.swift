@@ -97,7 +97,7 @@ final class ISODateTests: XCTestCase {
 
     func testRelativeUsesLargestWholeUnit() {
         let now = utc("2026-03-01T12:00:00Z")
-        func rel(_ seconds: Int64) -> String { ISODate.relative(now.adding(seconds: seconds), now: now) }
+        func rel(_ seconds: Int64) -> String { ISODate.relative(now.adding(seconds: seconds)!, now: now) }
         XCTAssertEqual(rel(0), "now")
         XCTAssertEqual(rel(30), "in 30s")
         XCTAssertEqual(rel(-59), "59s ago")

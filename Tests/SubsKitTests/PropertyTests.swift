@@ -47,7 +47,7 @@ final class PropertyTests: XCTestCase {
             }
             guard billingIssue, let grace = string(entry, "productId").flatMap({ RandomCustomers.catalog[$0] })?.gracePeriod
             else { return false }
-            return t < expiration.adding(grace)
+            return t < expiration.adding(grace)!
         case .grant where entry.type == "granted":
             let id = string(entry, "grantId")
             let revoked = entries.contains { $0.kind == .grant && $0.type == "revoked" && string($0, "grantId") == id }
@@ -156,7 +156,7 @@ final class PropertyTests: XCTestCase {
                     continue
                 }
                 customersChecked += 1
-                for t in [now, now.adding(seconds: 1), now.adding(seconds: 40 * 86_400)] {
+                for t in [now, now.adding(seconds: 1)!, now.adding(seconds: 40 * 86_400)!] {
                     let old = EntitlementRules.evaluate(before, catalog: catalog, at: t)
                     let new = EntitlementRules.evaluate(record, catalog: catalog, at: t)
                     let context = "seed \(seed), customer \(before.id), \(entitlement) granted and revoked at \(ISODate.format(now)), T \(ISODate.format(t))"

@@ -48,7 +48,7 @@ enum RandomCustomers {
     }
 
     static func date(_ g: inout SeededGenerator, from start: Instant = origin, withinDays days: Int = 500) -> Instant {
-        start.adding(seconds: Int64.random(in: 0...Int64(days) * 86_400, using: &g) / 60 * 60)
+        start.adding(seconds: Int64.random(in: 0...Int64(days) * 86_400, using: &g) / 60 * 60)!
     }
 
     /// A customer with 0–3 subscription chains (renewals, product changes, refunds, events),
@@ -91,7 +91,7 @@ enum RandomCustomers {
                     ? [.trialStarted, .introStarted, .subscriptionStarted].randomElement(using: &g)!
                     : [.subscriptionRenewed, .subscriptionRenewed, .introRenewed].randomElement(using: &g)!
                 let length = Int64.random(in: 3...31, using: &g) * 86_400
-                let expiration = start.adding(seconds: length)
+                let expiration = start.adding(seconds: length)!
                 serial += 1
                 var revoked: Instant?
                 if revocations, Int.random(in: 0..<8, using: &g) == 0 {
@@ -107,11 +107,11 @@ enum RandomCustomers {
                     revocationDate: revoked))
                 first = first ?? start
                 // The next period starts at this one's end, or after a gap, or a little early.
-                start = expiration.adding(seconds: Int64.random(in: -2...20, using: &g) * 86_400)
+                start = expiration.adding(seconds: Int64.random(in: -2...20, using: &g) * 86_400)!
             }
             for _ in 0..<Int.random(in: 0...4, using: &g) {
                 let type = EventType.allCases.randomElement(using: &g)!
-                let when = date(&g, from: first!.adding(seconds: -86_400), withinDays: 200)
+                let when = date(&g, from: first!.adding(seconds: -86_400)!, withinDays: 200)
                 var event = SubscriptionEvent(type: type, date: when, originalTransactionId: chainId)
                 var members: [(String, JSONValue)] = [("type", .string(type.rawValue)), ("date", .string(ISODate.format(when))),
                                                       ("originalTransactionId", .string(chainId))]
@@ -143,7 +143,7 @@ enum RandomCustomers {
         for n in 0..<(others ? Int.random(in: 0...2, using: &g) : 0) {
             let when = date(&g, withinDays: 400)
             let grant = Grant(id: "g\(n + 1)", entitlement: entitlements.randomElement(using: &g)!, grantedAt: when,
-                              expirationDate: Bool.random(using: &g) ? date(&g, from: when.adding(seconds: 60), withinDays: 90) : nil,
+                              expirationDate: Bool.random(using: &g) ? date(&g, from: when.adding(seconds: 60)!, withinDays: 90) : nil,
                               grantedBy: "dana", reason: Bool.random(using: &g) ? "goodwill" : nil,
                               revokedAt: revocations && Int.random(in: 0..<3, using: &g) == 0 ? date(&g, from: when, withinDays: 60) : nil)
             record.grants.append(grant)
@@ -193,11 +193,11 @@ enum RandomCustomers {
         // The grace and retry ends of every period.
         for t in record.transactions {
             guard let e = t.expirationDate, let p = catalog[t.productId] else { continue }
-            if let grace = p.gracePeriod { dates.append(e.adding(grace)) }
-            dates.append(e.adding(p.billingRetryPeriod))
+            if let grace = p.gracePeriod { dates.append(e.adding(grace)!) }
+            dates.append(e.adding(p.billingRetryPeriod)!)
         }
-        var all = dates.flatMap { [$0.adding(seconds: -1), $0, $0.adding(seconds: 1)] }
-        for _ in 0..<5 { all.append(date(&g, from: origin.adding(seconds: -30 * 86_400), withinDays: 600)) }
+        var all = dates.flatMap { [$0.adding(seconds: -1)!, $0, $0.adding(seconds: 1)!] }
+        for _ in 0..<5 { all.append(date(&g, from: origin.adding(seconds: -30 * 86_400)!, withinDays: 600)) }
         // At most 40 of them (a seeded choice), so that a few hundred customers stay fast in debug.
         var unique = Array(Set(all)).sorted()
         while unique.count > 40 { unique.remove(at: Int.random(in: 0..<unique.count, using: &g)) }

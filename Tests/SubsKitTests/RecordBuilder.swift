@@ -58,7 +58,7 @@ struct RecordBuilder {
         var next = self
         var date = at(start)
         for (n, type) in types.enumerated() {
-            let expires = date.adding(ISODuration(months: 1))
+            let expires = date.adding(ISODuration(months: 1))!
             next = next.subscription("\(chain)-\(n + 1)", chain: chain, product: product, type: type,
                                      on: ISODate.format(date), expires: ISODate.format(expires))
             date = expires

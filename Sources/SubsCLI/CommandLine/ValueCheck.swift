@@ -22,13 +22,9 @@ enum ValueCheck {
         case .file, .url, .customer, .entitlement, .command, .nonEmptyText:
             if value.isEmpty { throw ValueProblem(reason: "must not be empty") }
         case .date:
-            if ISODate.parseInput(value, now: now) == nil {
-                throw ValueProblem(reason: "\(shown) is not a date (\(dateForms))")
-            }
+            _ = try date(value, now: now)
         case .duration:
-            if ISODuration.parse(value) == nil {
-                throw ValueProblem(reason: "\(shown) is not a duration (\(durationForms))")
-            }
+            _ = try duration(value)
         case .count:
             if Int(value) == nil || !value.allSatisfy(\.isASCIIDigit) {
                 throw ValueProblem(reason: "\(shown) is not a non-negative integer")
@@ -46,6 +42,31 @@ enum ValueCheck {
             if hostPort(value) == nil {
                 throw ValueProblem(reason: "\(shown) is not HOST:PORT (e.g. 127.0.0.1:8787 or [::1]:8787)")
             }
+        }
+    }
+
+    /// A DATE (`--at`, `--until`, `--since`): an ISO 8601 date-time, a day or `now`, in years
+    /// 0001–9999 once its offset is applied.
+    static func date(_ value: String, now: Instant) throws -> Instant {
+        do {
+            return try ISODate.readInput(value, now: now)
+        } catch ISODateProblem.outOfRange {
+            throw ValueProblem(reason: "\(Terminal.quoted(value)) is outside years 0001-9999")
+        } catch {
+            throw ValueProblem(reason: "\(Terminal.quoted(value)) is not a date (\(dateForms))")
+        }
+    }
+
+    /// A DURATION, with the precise reason for a near miss ("fractional seconds are not supported").
+    static func duration(_ value: String) throws -> ISODuration {
+        let shown = Terminal.quoted(value)
+        do {
+            return try ISODuration.read(value)
+        } catch let problem as ISODurationProblem where problem != .malformed {
+            // The reason carries its own example where one helps.
+            throw ValueProblem(reason: "\(shown): \(problem)")
+        } catch {
+            throw ValueProblem(reason: "\(shown) is not a duration (\(durationForms))")
         }
     }
 

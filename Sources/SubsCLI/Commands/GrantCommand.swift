@@ -53,17 +53,22 @@ enum GrantCommand {
 
     /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one").
     static func expiration(_ invocation: Invocation, now: Instant) throws -> Instant? {
-        if let text = invocation.value("duration") {
-            guard let duration = ISODuration.parse(text) else {
-                throw UsageError("option '--duration': '\(text)' is not an ISO 8601 duration (P7D, P1M, PT12H)", command: .grant)
+        do {
+            if let text = invocation.value("duration") {
+                let duration = try ValueCheck.duration(text)
+                // SPEC section 7: an expiration past year 9999 is refused, nothing written.
+                guard let end = now.adding(duration) else {
+                    throw UsageError("option '--duration': \(ISODate.format(now)) plus \(duration) is past year 9999",
+                                     command: .grant)
+                }
+                return end
             }
-            return now.adding(duration)
-        }
-        if let text = invocation.value("until") {
-            guard let date = ISODate.parseInput(text, now: now) else {
-                throw UsageError("option '--until': '\(text)' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)", command: .grant)
+            if let text = invocation.value("until") {
+                return try ValueCheck.date(text, now: now)
             }
-            return date
+        } catch let problem as ValueProblem {
+            let option = invocation.value("duration") != nil ? "duration" : "until"
+            throw UsageError("option '--\(option)': \(problem.reason)", command: .grant)
         }
         if invocation.flag("lifetime") { return nil }
         throw UsageError("grant: give exactly one of --duration, --until, --lifetime", command: .grant)

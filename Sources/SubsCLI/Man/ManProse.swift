@@ -32,7 +32,12 @@ enum ManProse {
         2026-03-01 (midnight UTC), or now. \
         DURATION is an ISO 8601 duration such as P1D, P2W, P1M, P3M, P1Y, PT12H or P1Y2M3DT4H. \
         Months and years are calendar arithmetic in UTC, clamped to the last day of the month, so \
-        January 31 plus P1M is the last day of February.
+        January 31 plus P1M is the last day of February. \
+        A DURATION holds whole, unsigned numbers with uppercase designators; a near miss such as \
+        PT0.5S or -P1D is refused with the reason. \
+        Every date lies in the years 0001 to 9999: a DATE, or now plus a DURATION, outside them is \
+        exit status 64 (SUBS_NOW outside them is 78), and a store date plus a product's grace or \
+        billing retry period that leaves them is a data error, 65.
         """,
         """
         Settings come from, in order of precedence: options on the command line, environment \

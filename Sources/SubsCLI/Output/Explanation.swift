@@ -65,7 +65,7 @@ enum Explanation {
         case .billingRetry:
             // The store retries from the end of the paid period, not from the grace end.
             let retryEnd = periodTransaction(e).flatMap { p in
-                catalog[p.productId].flatMap { product in p.expirationDate.map { $0.adding(product.billingRetryPeriod) } }
+                catalog[p.productId].flatMap { product in p.expirationDate.flatMap { $0.adding(product.billingRetryPeriod) } }
             }
             let until = retryEnd.map { "; the store retries the payment until \(day($0))" } ?? ""
             return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"

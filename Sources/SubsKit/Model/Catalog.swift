@@ -12,6 +12,8 @@ public struct Product: Equatable, Sendable {
     public var gracePeriod: ISODuration?
     /// Subscriptions only; defaults to P60D.
     public var billingRetryPeriod: ISODuration
+    /// Whether the store states billingRetryPeriod (the default is not checked against far dates).
+    var billingRetryPeriodIsStored = false
 
     public static let defaultBillingRetryPeriod = ISODuration(days: 60)
 

@@ -23,7 +23,9 @@ struct Chain {
         let since = p.transactionDate
 
         let billingIssue = openBillingIssue(since: since)
-        let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) }
+        // The store refuses a date plus a period past year 9999 (RecordDecoder); should one get
+        // here anyway, the period lasts to the end of year 9999 rather than trapping.
+        let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) ?? .latest }
         let scheduledPause = scheduledPause(since: since)
         // A pause is open from its date until its autoResumeDate; afterwards it is history.
         let pause = scheduledPause.flatMap { pause in pause.autoResumeDate.map { t < $0 } ?? true ? pause : nil }
@@ -38,7 +40,7 @@ struct Chain {
         } else if billingIssue != nil {
             if let graceEnd, t < graceEnd {
                 state = .gracePeriod
-            } else if t < exp.adding(product.billingRetryPeriod) {
+            } else if t < exp.adding(product.billingRetryPeriod) ?? .latest {
                 state = .billingRetry
             } else {
                 state = .expired

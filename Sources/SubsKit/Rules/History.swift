@@ -7,8 +7,18 @@ public enum History {
     /// grant's "granted" before its "revoked".
     public static func entries(of customer: CustomerRecord, catalog: Catalog, until: Instant) -> [HistoryEntry] {
         var all: [HistoryEntry] = []
-        for transaction in customer.transactions {
+        all.reserveCapacity(customer.transactions.count + customer.events.count + customer.grants.count)
+        // Per product, what it unlocks (sorted), computed once: work stays linear in the records.
+        var byProduct: [String: [String]] = [:]
+        func unlockedSorted(_ transaction: Transaction) -> [String] {
+            if transaction.type == .consumablePurchase { return [] }
+            if let known = byProduct[transaction.productId] { return known }
             let entitlements = concerned(by: [transaction], catalog: catalog)
+            byProduct[transaction.productId] = entitlements
+            return entitlements
+        }
+        for transaction in customer.transactions {
+            let entitlements = unlockedSorted(transaction)
             all.append(HistoryEntry(
                 date: transaction.transactionDate, kind: .transaction, type: transaction.type.rawValue,
                 entitlements: entitlements,
@@ -32,14 +42,24 @@ public enum History {
             }
         }
 
+        // An event concerns what its chain unlocks as of the history's end, plus what the
+        // product it switches to would unlock. Each chain's share is gathered in one pass.
+        var chainProducts: [String: Set<String>] = [:]
+        for transaction in customer.transactions
+        where transaction.type.isSubscription && transaction.transactionDate <= until {
+            chainProducts[transaction.originalTransactionId, default: []].insert(transaction.productId)
+        }
+        var byChain: [String: [String]] = [:]
         for event in customer.events {
-            // An event concerns what its chain unlocks as of the history's end, plus what the
-            // product it switches to would unlock.
-            let chain = customer.transactions.filter {
-                $0.type.isSubscription && $0.originalTransactionId == event.originalTransactionId
-                    && $0.transactionDate <= until
+            let chainId = event.originalTransactionId
+            var entitlements: [String]
+            if let known = byChain[chainId] {
+                entitlements = known
+            } else {
+                let products = chainProducts[chainId] ?? []
+                entitlements = Array(Set(products.flatMap { catalog.entitlements(unlockedBy: $0) })).sorted()
+                byChain[chainId] = entitlements
             }
-            var entitlements = concerned(by: chain, catalog: catalog)
             var fields: [(key: String, value: HistoryValue)] = [
                 ("originalTransactionId", .string(event.originalTransactionId)),
             ]

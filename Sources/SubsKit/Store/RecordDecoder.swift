@@ -42,9 +42,11 @@ struct RecordDecoder {
                 problem(entitlementsPath, "a consumable product unlocks no entitlement (make it nonConsumable or a subscription, or empty the list)")
             }
             let grace = optionalDuration(fields, "gracePeriod", productPath)
-            let retry = optionalDuration(fields, "billingRetryPeriod", productPath) ?? Product.defaultBillingRetryPeriod
-            products.append(Product(id: member.key, type: type, entitlements: entitlements,
-                                    gracePeriod: grace, billingRetryPeriod: retry))
+            let storedRetry = optionalDuration(fields, "billingRetryPeriod", productPath)
+            var product = Product(id: member.key, type: type, entitlements: entitlements, gracePeriod: grace,
+                                  billingRetryPeriod: storedRetry ?? Product.defaultBillingRetryPeriod)
+            product.billingRetryPeriodIsStored = storedRetry != nil
+            products.append(product)
         }
         return Catalog(products)
     }
@@ -55,11 +57,13 @@ struct RecordDecoder {
         guard let fields = object(value, path()) else { return nil }
         var record = CustomerRecord(id: id)
         if let aliases = fields["aliases"], let list = array(aliases, JSONPath.member(path(), "aliases")) {
+            var seen = Set<String>(minimumCapacity: list.count)
+            record.aliases.reserveCapacity(list.count)
             for (i, element) in list.enumerated() {
                 func aliasPath() -> String { JSONPath.index(JSONPath.member(path(), "aliases"), i) }
                 guard let alias = string(element, aliasPath()) else { continue }
                 if alias == id { problem(aliasPath(), "an alias must not be the customer's own id") }
-                if record.aliases.contains(alias) { problem(aliasPath(), "duplicate alias '\(alias)'") }
+                if !seen.insert(alias).inserted { problem(aliasPath(), "duplicate alias '\(alias)'") }
                 record.aliases.append(alias)
             }
         }
@@ -140,6 +144,10 @@ struct RecordDecoder {
             if !type.isSubscription, let e = fields["expirationDate"], !e.isNull {
                 problem(expirationPath(), "must be null or absent for \(type.rawValue)")
             }
+            if type.isSubscription, let expiration, let productId, let product = catalog[productId],
+               product.type == .subscription {
+                periodsFit(after: expiration, of: product, expirationPath())
+            }
         }
         guard problems.count == problemsBefore, let transactionId, let originalId, let productId,
               let type, let date else { return nil }
@@ -147,6 +155,19 @@ struct RecordDecoder {
                            type: type, transactionDate: date, expirationDate: expiration, source: source,
                            environment: environment, ownershipType: ownership, offerCode: offerCode,
                            revocationDate: revocation)
+    }
+
+    /// The rules add the product's stored grace and billing retry periods to an expiration: both
+    /// ends must stay in years 0001–9999 (SPEC section 7: "a stored date plus a stored period"),
+    /// or the record is a data error. The default retry period is not held against a "never
+    /// expires" 9999-12-31: the rules cap that end at the end of 9999 and never print it.
+    private mutating func periodsFit(after expiration: Instant, of product: Product, _ path: @autoclosure () -> String) {
+        let periods = [("gracePeriod", product.gracePeriod),
+                       ("billingRetryPeriod", product.billingRetryPeriodIsStored ? product.billingRetryPeriod : nil)]
+        for case let (name, period?) in periods where expiration.adding(period) == nil {
+            problem(path(), "\(ISODate.format(expiration)) plus the \(name) \(period) of product '\(product.id)' is past year 9999")
+            return
+        }
     }
 
     mutating func event(_ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> SubscriptionEvent? {
@@ -242,19 +263,32 @@ struct RecordDecoder {
 
     private mutating func date(_ value: JSONValue, _ path: @autoclosure () -> String) -> Instant? {
         guard let text = string(value, path()) else { return nil }
-        guard let instant = ISODate.parse(text) else {
+        do {
+            return try ISODate.read(text)
+        } catch ISODateProblem.outOfRange {
+            problem(path(), "'\(text)' is outside years 0001-9999")
+        } catch {
             problem(path(), "'\(text)' is not an ISO 8601 date-time (2026-03-01T12:00:00Z)")
-            return nil
         }
-        return instant
+        return nil
     }
 
     mutating func optionalDuration(_ fields: JSONObject, _ key: String, _ path: @autoclosure () -> String) -> ISODuration? {
         guard let value = fields[key], !value.isNull else { return nil }
         func fieldPath() -> String { JSONPath.member(path(), key) }
         guard let text = string(value, fieldPath()) else { return nil }
-        guard let duration = ISODuration.parse(text) else {
-            problem(fieldPath(), "'\(text)' is not an ISO 8601 duration (P16D, P1M, PT12H)")
+        let duration: ISODuration
+        do {
+            duration = try ISODuration.read(text)
+        } catch let reason as ISODurationProblem {
+            problem(fieldPath(), reason.message(for: text) + " (P16D, P1M, PT12H)")
+            return nil
+        } catch {
+            return nil
+        }
+        // A period no date can be extended by without leaving years 0001–9999.
+        guard duration.fitsSupportedRange else {
+            problem(fieldPath(), "'\(text)' is too long: no date plus it stays within years 0001-9999")
             return nil
         }
         return duration

@@ -114,7 +114,9 @@ struct StoreIndexVisitor: JSONScanVisitor {
                 requestedSeen = true
                 early?.customerScanned(span)
             }
-            for i in aliasMatches where !byAlias[i].contains(where: { $0.keyOffset == span.keyOffset }) {
+            // Customers arrive in store order, so this one can only be the last span listed
+            // (an id repeated among its aliases): O(1), however many customers share the alias.
+            for i in aliasMatches where byAlias[i].last?.keyOffset != span.keyOffset {
                 byAlias[i].append(span)
             }
             if collectAll { all.append(span) }

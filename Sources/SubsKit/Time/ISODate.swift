@@ -5,8 +5,41 @@ public enum ISODate {
     /// A store or wire date-time: `2026-03-01T12:00:00Z`, with optional fractional seconds
     /// (any number of digits, kept to the nanosecond, extra digits truncated) and `Z` or a
     /// `+hh:mm`/`-hh:mm` offset. Only uppercase `T` and `Z`; invalid calendar dates, hour 24
-    /// and leap seconds are rejected.
+    /// and leap seconds are rejected, and so is an instant outside years 0001–9999 (year 0000,
+    /// or an offset that pushes the date across either edge). `read` says which.
     public static func parse(_ text: String) -> Instant? {
+        try? read(text)
+    }
+
+    /// What `parse` accepts; throws an `ISODateProblem` otherwise.
+    public static func read(_ text: String) throws -> Instant {
+        guard let instant = unchecked(text) else { throw problem(text) }
+        guard instant.isSupported else { throw ISODateProblem.outOfRange }
+        return instant
+    }
+
+    /// A command-line DATE: what `parse` accepts, a bare day `2026-03-01` (midnight UTC), or `now`.
+    public static func parseInput(_ text: String, now: Instant) -> Instant? {
+        try? readInput(text, now: now)
+    }
+
+    /// What `parseInput` accepts; throws an `ISODateProblem` otherwise.
+    public static func readInput(_ text: String, now: Instant) throws -> Instant {
+        if text == "now" {
+            guard now.isSupported else { throw ISODateProblem.outOfRange }
+            return now
+        }
+        var scanner = Scanner(Array(text.utf8))
+        if let day = scanner.date(), scanner.atEnd {
+            let instant = Instant(seconds: day * 86_400)
+            guard instant.isSupported else { throw ISODateProblem.outOfRange }
+            return instant
+        }
+        return try read(text)
+    }
+
+    /// The date-time without the range check (year 0000 and offsets across the edges pass).
+    private static func unchecked(_ text: String) -> Instant? {
         var scanner = Scanner(Array(text.utf8))
         guard let day = scanner.date(), scanner.take(UInt8(ascii: "T")),
               let hour = scanner.number(digits: 2), hour < 24, scanner.take(UInt8(ascii: ":")),
@@ -37,14 +70,15 @@ public enum ISODate {
         return Instant(seconds: local - offsetSeconds, nanoseconds: Int32(nanoseconds))
     }
 
-    /// A command-line DATE: what `parse` accepts, a bare day `2026-03-01` (midnight UTC), or `now`.
-    public static func parseInput(_ text: String, now: Instant) -> Instant? {
-        if text == "now" { return now }
-        var scanner = Scanner(Array(text.utf8))
-        if let day = scanner.date(), scanner.atEnd {
-            return Instant(seconds: day * 86_400)
-        }
-        return parse(text)
+    /// Why `text` is not a date-time: a year of five or more digits or a negative year
+    /// (`10000-01-01`, `-0001-01-01`) is out of range; anything else is malformed.
+    private static func problem(_ text: String) -> ISODateProblem {
+        var bytes = Array(text.utf8)[...]
+        let sign = bytes.first
+        if sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        let digits = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+        guard bytes.dropFirst(digits).first == UInt8(ascii: "-") else { return .malformed }
+        return digits > 4 || (sign == UInt8(ascii: "-") && digits == 4) ? .outOfRange : .malformed
     }
 
     /// `2026-03-01T12:00:00Z`: UTC, whole seconds (fractions dropped, i.e. toward the past).
@@ -68,8 +102,10 @@ public enum ISODate {
     /// "in 9d", "3d ago", "in 5h", "12m ago", "in 30s", "now": the largest whole unit, truncated
     /// toward zero; two years or more away it counts 365-day years ("in 3y").
     public static func relative(_ i: Instant, now: Instant) -> String {
-        // Whole seconds of the exact difference, truncated toward zero.
-        var delta = i.seconds - now.seconds
+        // Whole seconds of the exact difference, truncated toward zero (saturated: instants
+        // built by hand may lie anywhere).
+        let (difference, overflow) = i.seconds.subtractingReportingOverflow(now.seconds)
+        var delta = overflow ? (i.seconds > now.seconds ? Int64.max : Int64.min + 1) : difference
         let nanos = Int64(i.nanoseconds) - Int64(now.nanoseconds)
         if delta > 0 && nanos < 0 { delta -= 1 }
         if delta < 0 && nanos > 0 { delta += 1 }
@@ -141,6 +177,22 @@ public enum ISODate {
         if y < 0 { return "-" + year(-y) }
         let s = String(y)
         return s.count >= 4 ? s : String(repeating: "0", count: 4 - s.count) + s
+    }
+}
+
+/// Why a text is not a date-time subs accepts.
+public enum ISODateProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not one of the accepted forms (or not a calendar date).
+    case malformed
+    /// A well-formed date outside years 0001–9999 (year 0000, five-digit years, an offset
+    /// that carries it across an edge).
+    case outOfRange
+
+    public var description: String {
+        switch self {
+        case .malformed: return "not an ISO 8601 date-time"
+        case .outOfRange: return "outside years 0001-9999"
+        }
     }
 }
 
