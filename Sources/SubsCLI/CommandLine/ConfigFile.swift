@@ -71,27 +71,27 @@ struct ConfigFile {
         // Lines end with LF or CRLF (split on scalars: as Characters, "\r\n" is one and would
         // not split on "\n"); a CR left at the end of a line is trimmed as whitespace.
         for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let where_ = "\(shownPath):\(index + 1)"
-            let line = stripComment(String(String.UnicodeScalarView(rawLine))).trimmingWhitespace()
+            let place = "\(shownPath):\(index + 1)"
+            let line = stripComment(String(String.UnicodeScalarView(rawLine))).trimmingBlanks()
             if line.isEmpty { continue }
             guard let eq = line.firstIndex(of: "=") else {
-                throw ConfigError("\(where_): expected 'key = value', got \(Terminal.quoted(line))")
+                throw ConfigError("\(place): expected 'key = value', got \(Terminal.quoted(line))")
             }
-            let key = String(line[..<eq]).trimmingWhitespace()
-            var value = String(line[line.index(after: eq)...]).trimmingWhitespace()
+            let key = String(line[..<eq]).trimmingBlanks()
+            var value = String(line[line.index(after: eq)...]).trimmingBlanks()
             if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q {
                 value = String(value.dropFirst().dropLast())
             }
             guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
                 let hint = EditDistance.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
-                throw ConfigError("\(where_): unknown key \(Terminal.quoted(key))\(hint)")
+                throw ConfigError("\(place): unknown key \(Terminal.quoted(key))\(hint)")
             }
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             do {
                 // Config keys are never dates or durations, so "now" plays no part here.
                 try ValueCheck.check(value, kind: kind, now: .init(seconds: 0))
             } catch let problem as ValueProblem {
-                throw ConfigError("\(where_): \(key): \(problem.reason)")
+                throw ConfigError("\(place): \(key): \(problem.reason)")
             }
             file.entries[key] = Entry(value: value, line: index + 1)
         }
@@ -110,8 +110,10 @@ struct ConfigFile {
     }
 }
 
-extension String {
-    func trimmingWhitespace() -> String {
+extension StringProtocol {
+    /// Without leading and trailing blanks: spaces, tabs, and the CR of a CRLF line end (config
+    /// lines and ids on standard input alike).
+    func trimmingBlanks() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }

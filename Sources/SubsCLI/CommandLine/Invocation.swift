@@ -27,7 +27,7 @@ public enum ColorMode: String, CaseIterable, Sendable {
 
 /// Global options after precedence (flag > environment > config file > default) was applied.
 public struct GlobalOptions: Sendable {
-    /// nil: the default path (`$XDG_DATA_HOME/subs/store.json`), which `StoreLocation` computes.
+    /// nil: the default path (`$XDG_DATA_HOME/subs/store.json`), which `Commands.storePath` computes.
     public var store: String?
     public var remote: String?
     public var provider: String = "subs"

@@ -132,7 +132,7 @@ enum StdinIds {
             guard let text = String(validating: line, as: UTF8.self) else {
                 throw CommandFailure(.dataError, "standard input:\(number + 1): not valid UTF-8")
             }
-            let trimmed = Substring(text).trimmingCharacters(in: " \t")
+            let trimmed = text.trimmingBlanks()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 throw CommandFailure(.dataError, "standard input:\(number + 1): control character in customer id")
@@ -140,14 +140,5 @@ enum StdinIds {
             ids.append(trimmed)
         }
         return ids
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -1,6 +1,8 @@
 // man/subs.1 in mdoc: commands and options from CommandLineSpec, the rest from ManProse.
 // `ManPage.render()` is compared with the committed file by a test (SUBS_RECORD=1 re-records).
 
+import SubsKit
+
 public enum ManPage {
     public static func render() -> String {
         var m = """
@@ -62,7 +64,7 @@ public enum ManPage {
         }
 
         m += ".Sh ENTITLEMENT STATES AND FIELDS\n" + text(ManProse.stateIntro)
-        m += tagList(ManProse.states.map { ("Li " + $0.0, $0.1) })
+        m += tagList(EntitlementState.allCases.map { ("Li " + $0.rawValue, ManProse.state($0)) })
         m += ".Pp\n" + text("An entitlement's JSON object holds these fields:")
         m += tagList(ManProse.fields.map { ("Li " + $0.0, $0.1) })
 

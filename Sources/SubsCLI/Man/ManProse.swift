@@ -1,6 +1,8 @@
 // The man page's prose: what CommandLineSpec cannot say (rules, documents, statuses, files).
 // Plain text; ManPage escapes it and puts one sentence on each line, as mdoc wants.
 
+import SubsKit
+
 enum ManProse {
     static let date = "November 22, 2026"
 
@@ -57,14 +59,17 @@ enum ManProse {
         """,
     ]
 
-    static let states: [(String, String)] = [
-        ("active", "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."),
-        ("gracePeriod", "A renewal payment failed and the product's grace period has not ended; still active."),
-        ("billingRetry", "A renewal payment failed and the store is still retrying after the grace period; inactive."),
-        ("paused", "The subscription is paused until its auto-resume date; inactive. Once that date has passed without a renewal the state is expired and autoResumeDate is null."),
-        ("expired", "The subscription or grant ended; inactive."),
-        ("revoked", "Refunded or revoked (for a subscription: the period in force was refunded, or its family-sharing access withdrawn); inactive."),
-    ]
+    /// One sentence per state, keyed by the enum so that a new state cannot be left out.
+    static func state(_ state: EntitlementState) -> String {
+        switch state {
+        case .active: return "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."
+        case .gracePeriod: return "A renewal payment failed and the product's grace period has not ended; still active."
+        case .billingRetry: return "A renewal payment failed and the store is still retrying after the grace period; inactive."
+        case .paused: return "The subscription is paused until its auto-resume date; inactive. Once that date has passed without a renewal the state is expired and autoResumeDate is null."
+        case .expired: return "The subscription or grant ended; inactive."
+        case .revoked: return "Refunded or revoked (for a subscription: the period in force was refunded, or its family-sharing access withdrawn); inactive."
+        }
+    }
 
     static let stateIntro = """
         Status is evaluated at an instant T, the --at date or now. \
