@@ -57,9 +57,9 @@ public func fuzzConfigFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
 
     // What the file holds resolves into options without an error: every value was checked.
     do {
-        let options = try GlobalOptionsResolver.resolve(flags: ["config": configPath], environment: environment, now: now)
+        let options = try GlobalOptionsResolver.resolve(flags: ["config": .text(configPath)], environment: environment, now: now)
         precondition(options.configPath == configPath, "the config file read is not the one named")
-        if let store = file.entries["store"] { precondition(options.store == store.value, "store from the file lost") }
+        if let store = file.entries["store"] { precondition(store.value == options.store.map { .text($0) }, "store from the file lost") }
         if file.entries["timeout"] != nil { precondition(options.timeout > 0, "a timeout that is not positive") }
     } catch {
         fatalError("a config file that loaded failed to resolve: \(error)")

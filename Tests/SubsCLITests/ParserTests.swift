@@ -37,6 +37,22 @@ func usageError(_ arguments: [String], environment: [String: String] = [:],
 }
 
 final class ParserTests: XCTestCase {
+    private typealias O = CommandLineSpec.Options
+
+    func testEveryGlobalOptionHasItsCaseInGlobalOptionName() {
+        XCTAssertEqual(Set(CommandLineSpec.globalOptions.map(\.long)), Set(GlobalOptionName.allCases.map(\.rawValue)))
+    }
+
+    func testOptionValuesArriveTyped() throws {
+        let inv = try invocation(["--timeout", "0.5", "--max-age", "PT1H", "history", "a", "--since", "2026-03-01",
+                                  "--limit", "7"])
+        XCTAssertEqual(inv.global.timeout, 0.5)
+        XCTAssertEqual(inv.global.maxAge, ISODuration(hours: 1))
+        XCTAssertEqual(inv.instant(O.since), ISODate.parse("2026-03-01T00:00:00Z"))
+        XCTAssertEqual(inv.count(O.limit), 7)
+        XCTAssertEqual(inv.options[O.since.long], [.instant(ISODate.parse("2026-03-01T00:00:00Z")!)])
+    }
+
     func testCheckTakesUsersAndKeepsDashForStandardInput() throws {
         let inv = try invocation(["check", "alice", "-", "bob"])
         XCTAssertEqual(inv.command, .check)
@@ -56,11 +72,11 @@ final class ParserTests: XCTestCase {
     func testNameEqualsValueForm() throws {
         let inv = try invocation(["check", "--format=tsv", "--require=premium", "--store=/tmp/s.json", "alice"])
         XCTAssertEqual(inv.global.format, .tsv)
-        XCTAssertEqual(inv.values("require"), ["premium"])
+        XCTAssertEqual(inv.texts(O.require), ["premium"])
         XCTAssertEqual(inv.global.store, "/tmp/s.json")
         // A value may itself contain '=' and start with '-' in this form.
         let grant = try invocation(["grant", "alice", "premium", "--lifetime", "--reason=-a=b"])
-        XCTAssertEqual(grant.value("reason"), "-a=b")
+        XCTAssertEqual(grant.text(O.reason), "-a=b")
     }
 
     func testShortAndLongQuiet() throws {
@@ -79,9 +95,9 @@ final class ParserTests: XCTestCase {
 
     func testRepeatableOptionKeepsEveryValueInOrder() throws {
         let inv = try invocation(["check", "alice", "--require", "premium", "--require", "pro", "--active"])
-        XCTAssertEqual(inv.values("require"), ["premium", "pro"])
-        XCTAssertTrue(inv.flag("active"))
-        XCTAssertFalse(inv.flag("dry-run"))
+        XCTAssertEqual(inv.texts(O.require), ["premium", "pro"])
+        XCTAssertTrue(inv.flag(O.active))
+        XCTAssertFalse(inv.flag(O.dryRun))
     }
 
     func testAliasesAndLastOneWins() throws {
@@ -115,7 +131,7 @@ final class ParserTests: XCTestCase {
     func testStoreSubcommands() throws {
         let initInv = try invocation(["store", "init", "--demo"])
         XCTAssertEqual(initInv.command, .storeInit)
-        XCTAssertTrue(initInv.flag("demo"))
+        XCTAssertTrue(initInv.flag(O.demo))
         XCTAssertEqual(try invocation(["--store", "x.json", "store", "validate"]).command, .storeValidate)
         XCTAssertEqual(try invocation(["store", "--json", "validate"]).global.format, .json)
 
@@ -235,8 +251,8 @@ final class ParserTests: XCTestCase {
     }
 
     func testLimitIsANonNegativeInteger() throws {
-        XCTAssertEqual(try invocation(["history", "a", "--limit", "5"]).value("limit"), "5")
-        XCTAssertEqual(try invocation(["history", "a", "--limit", "0"]).value("limit"), "0")
+        XCTAssertEqual(try invocation(["history", "a", "--limit", "5"]).count(O.limit), 5)
+        XCTAssertEqual(try invocation(["history", "a", "--limit", "0"]).count(O.limit), 0)
         for bad in ["-1", "x", "1.5", "", "+3", "99999999999999999999999"] {
             XCTAssertEqual(usageError(["history", "a", "--limit=\(bad)"])?.message,
                            "option '--limit': '\(bad)' is not a non-negative integer", bad)
@@ -251,13 +267,13 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(usageError(["grant", "a", "p", "--until", "01/03/2026"])?.message,
                        "option '--until': '01/03/2026' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)")
         for good in ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00.5+02:00", "2026-03-01", "now"] {
-            XCTAssertEqual(try invocation(["history", "a", "--until", good]).value("until"), good)
+            XCTAssertNotNil(try invocation(["history", "a", "--until", good]).instant(O.historyUntil), good)
         }
     }
 
     func testDurationsAreCheckedAsISO8601() throws {
-        XCTAssertEqual(try invocation(["grant", "a", "p", "--duration", "P3M"]).value("duration"), "P3M")
-        XCTAssertEqual(try invocation(["grant", "a", "p", "--duration", "P1Y2M3DT4H"]).value("duration"), "P1Y2M3DT4H")
+        XCTAssertEqual(try invocation(["grant", "a", "p", "--duration", "P3M"]).duration(O.duration), ISODuration(months: 3))
+        XCTAssertEqual(try invocation(["grant", "a", "p", "--duration", "P1Y2M3DT4H"]).duration(O.duration), ISODuration(years: 1, months: 2, days: 3, hours: 4))
         XCTAssertEqual(usageError(["grant", "a", "p", "--duration", "3 months"])?.message,
                        "option '--duration': '3 months' is not a duration (use ISO 8601: P7D, P2W, P3M, P1Y, PT12H)")
         XCTAssertEqual(usageError(["check", "a", "--max-age", "1h"])?.message,
@@ -266,7 +282,7 @@ final class ParserTests: XCTestCase {
 
     func testListenIsHostColonPort() throws {
         for good in ["127.0.0.1:8787", "[::1]:0", "localhost:80", "0.0.0.0:65535"] {
-            XCTAssertEqual(try invocation(["serve", "--listen", good]).value("listen"), good)
+            XCTAssertNotNil(try invocation(["serve", "--listen", good]).hostPort(O.listen), good)
         }
         for bad in [":8787", "localhost", "host:99999", "::1:80", "[::1]", "host:", "host:8x", "[]:80"] {
             XCTAssertEqual(usageError(["serve", "--listen=\(bad)"])?.message,
@@ -305,10 +321,10 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(usageError(["grant", "a", "p", "--until", "2027-01-01", "--duration", "P1D"])?.message, message)
         let inv = try invocation(["grant", "a", "p", "--until", "2027-01-01", "--reason", "goodwill",
                                   "--actor", "dana", "--create", "--dry-run"])
-        XCTAssertEqual(inv.value("until"), "2027-01-01")
-        XCTAssertEqual(inv.value("reason"), "goodwill")
-        XCTAssertEqual(inv.value("actor"), "dana")
-        XCTAssertTrue(inv.flag("create") && inv.flag("dry-run"))
+        XCTAssertEqual(inv.instant(O.grantUntil), ISODate.parse("2027-01-01T00:00:00Z"))
+        XCTAssertEqual(inv.text(O.reason), "goodwill")
+        XCTAssertEqual(inv.text(O.actor), "dana")
+        XCTAssertTrue(inv.flag(O.create) && inv.flag(O.dryRun))
         // revoke has no expiry at all.
         XCTAssertEqual(usageError(["revoke", "a", "p", "--lifetime"])?.message, "unknown option '--lifetime'")
     }
@@ -327,7 +343,7 @@ final class ParserTests: XCTestCase {
         let env = ["HOME": "/home/dana"]
         XCTAssertEqual(try invocation(["check", "a", "--store=~/s.json"], environment: env).global.store,
                        "/home/dana/s.json")
-        XCTAssertEqual(try invocation(["serve", "--token-file", "~/t"], environment: env).value("token-file"),
+        XCTAssertEqual(try invocation(["serve", "--token-file", "~/t"], environment: env).text(O.tokenFile),
                        "/home/dana/t")
         XCTAssertEqual(try invocation(["check", "a", "--store", "a~/s.json"], environment: env).global.store,
                        "a~/s.json")

@@ -23,22 +23,23 @@ public enum CommandLineParser {
         if command == .help { return try helpTopic(scan.positionals) }
 
         let spec = CommandLineSpec.command(command)
-        var globalFlags: [String: String] = [:]
-        var options: [String: [String]] = [:]
+        var globalFlags: [String: OptionValue] = [:]
+        var options: [String: [OptionValue]] = [:]
         for given in scan.options {
             if let alias = given.spec.alias {
-                globalFlags[alias.long] = alias.value
+                globalFlags[alias.long] = .text(alias.value)
                 continue
             }
-            var value = given.value ?? ""
+            var value = OptionValue.flag
             if let kind = given.spec.kind {
+                var text = given.value ?? ""
+                if kind == .file { text = ValueCheck.expandingTilde(text, environment: environment) }
                 do {
-                    try ValueCheck.check(value, kind: kind, now: now)
+                    value = try ValueCheck.value(text, kind: kind, now: now)
                 } catch let problem as ValueProblem {
                     throw UsageError("option '\(given.name)': \(problem.reason)",
                                      suggestion: problem.suggestion, command: command)
                 }
-                if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             }
             if spec.option(named: given.spec.long) != nil {
                 options[given.spec.long, default: []].append(value)
@@ -80,7 +81,7 @@ public enum CommandLineParser {
         }
         for (value, argument) in zip(positionals, assign(positionals.count, to: spec.arguments)) {
             do {
-                try ValueCheck.check(value, kind: argument.kind, now: now)
+                try ValueCheck.value(value, kind: argument.kind, now: now)
             } catch let problem as ValueProblem {
                 throw UsageError("\(command.rawValue): \(argument.name) \(problem.reason)",
                                  suggestion: problem.suggestion, command: command)

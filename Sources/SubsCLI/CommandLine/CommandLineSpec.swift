@@ -50,11 +50,35 @@ public enum CommandLineSpec {
                                        + "one per line (blank lines and # comments skipped)")
     static let entitlement = ArgumentSpec("ENTITLEMENT", kind: .entitlement,
                                           help: "An entitlement id")
-    static let reason = OptionSpec("reason", kind: .nonEmptyText, valueName: "TEXT",
-                                   help: "Why, recorded with the change")
-    static let actor = OptionSpec("actor", kind: .nonEmptyText, valueName: "NAME", environment: "SUBS_ACTOR",
-                                  defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
-    static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
+
+    /// The commands' own options, named so that commands read their values through these
+    /// entries (`invocation.instant(Options.grantUntil)`), never through strings.
+    public enum Options {
+        static let require = OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
+                                        help: "Exit 1 if any listed customer lacks an active ENTITLEMENT")
+        static let active = OptionSpec("active", help: "Show only active entitlements")
+        static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
+                                         help: "Grant for DURATION from now (P7D, P3M, P1Y)")
+        static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
+        static let lifetime = OptionSpec("lifetime", help: "Grant without an end")
+        static let reason = OptionSpec("reason", kind: .nonEmptyText, valueName: "TEXT",
+                                       help: "Why, recorded with the change")
+        static let actor = OptionSpec("actor", kind: .nonEmptyText, valueName: "NAME", environment: "SUBS_ACTOR",
+                                      defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
+        static let create = OptionSpec("create", help: "Create customers that do not exist")
+        static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
+        static let entitlement = OptionSpec("entitlement", kind: .entitlement, valueName: "ID",
+                                            help: "Only entries concerning entitlement ID")
+        static let since = OptionSpec("since", kind: .date, valueName: "DATE", help: "Only entries from DATE on")
+        static let historyUntil = OptionSpec("until", kind: .date, valueName: "DATE", defaultValue: "--at, else now",
+                                             help: "Only entries up to DATE")
+        static let limit = OptionSpec("limit", kind: .count, valueName: "N", help: "Keep the N most recent entries")
+        static let demo = OptionSpec("demo", help: "Fill it with demo customers")
+        static let listen = OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
+                                       defaultValue: "127.0.0.1:8787", help: "Address to listen on")
+        static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH", environment: "SUBS_SERVER_TOKEN",
+                                          help: "File holding the bearer token clients must send")
+    }
 
     public static let commands: [CommandSpec] = [
         CommandSpec(.check, abstract: "Show the entitlement status of one or more customers",
@@ -62,11 +86,7 @@ public enum CommandLineSpec {
                         + "evaluation time, and why it is in its state. A customer without any "
                         + "entitlement is found (exit 0); an unknown customer is exit 3.",
                     arguments: [user],
-                    options: [
-                        OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
-                                   help: "Exit 1 if any listed customer lacks an active ENTITLEMENT"),
-                        OptionSpec("active", help: "Show only active entitlements"),
-                    ],
+                    options: [Options.require, Options.active],
                     examples: [
                         Example("subs check alice", "Why has alice lost premium?"),
                         Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),
@@ -77,15 +97,8 @@ public enum CommandLineSpec {
                     discussion: "Every argument before the last is a customer; the last is the "
                         + "entitlement. Several customers are written all or nothing.",
                     arguments: [user, entitlement],
-                    options: [
-                        OptionSpec("duration", kind: .duration, valueName: "DURATION",
-                                   help: "Grant for DURATION from now (P7D, P3M, P1Y)"),
-                        OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE"),
-                        OptionSpec("lifetime", help: "Grant without an end"),
-                        reason, actor,
-                        OptionSpec("create", help: "Create customers that do not exist"),
-                        dryRun,
-                    ],
+                    options: [Options.duration, Options.grantUntil, Options.lifetime, Options.reason, Options.actor,
+                              Options.create, Options.dryRun],
                     exactlyOneOf: [["duration", "until", "lifetime"]],
                     examples: [
                         Example("subs grant alice premium --duration P1M --reason goodwill",
@@ -97,19 +110,12 @@ public enum CommandLineSpec {
                     discussion: "Revokes the customer's active manual grants of ENTITLEMENT; "
                         + "purchases are not affected. Nothing to revoke is exit 3.",
                     arguments: [user, entitlement],
-                    options: [reason, actor, dryRun],
+                    options: [Options.reason, Options.actor, Options.dryRun],
                     examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
                                        "Take back alice's manual premium")]),
         CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
                     arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias")],
-                    options: [
-                        OptionSpec("entitlement", kind: .entitlement, valueName: "ID",
-                                   help: "Only entries concerning entitlement ID"),
-                        OptionSpec("since", kind: .date, valueName: "DATE", help: "Only entries from DATE on"),
-                        OptionSpec("until", kind: .date, valueName: "DATE", defaultValue: "--at, else now",
-                                   help: "Only entries up to DATE"),
-                        OptionSpec("limit", kind: .count, valueName: "N", help: "Keep the N most recent entries"),
-                    ],
+                    options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit],
                     examples: [Example("subs history alice --since 2026-01-01 --format jsonl",
                                        "This year's events, one JSON object per line")]),
         CommandSpec(.renewCount, abstract: "Show how many times subscriptions renewed",
@@ -119,19 +125,14 @@ public enum CommandLineSpec {
                                              help: "Only this entitlement")],
                     examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium")]),
         CommandSpec(.storeInit, abstract: "Create a new store at the store path",
-                    options: [OptionSpec("demo", help: "Fill it with demo customers")],
+                    options: [Options.demo],
                     examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
                     examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
                     discussion: "Not available yet in this version: it answers exit 69. When it lands it binds "
                         + "127.0.0.1 by default and refuses a non-loopback address without a token.",
-                    options: [
-                        OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
-                                   defaultValue: "127.0.0.1:8787", help: "Address to listen on"),
-                        OptionSpec("token-file", kind: .file, valueName: "PATH", environment: "SUBS_SERVER_TOKEN",
-                                   help: "File holding the bearer token clients must send"),
-                    ],
+                    options: [Options.listen, Options.tokenFile],
                     examples: [Example("subs serve --listen 127.0.0.1:8787 --token-file token.txt",
                                        "Serve the store to subs --remote clients")]),
         CommandSpec(.completion, abstract: "Print the shell completion script",

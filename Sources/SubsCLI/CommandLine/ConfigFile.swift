@@ -8,7 +8,8 @@ import Glibc
 
 struct ConfigFile {
     struct Entry: Equatable {
-        var value: String
+        /// Checked and typed when the file was read.
+        var value: OptionValue
         var line: Int
     }
 
@@ -89,11 +90,11 @@ struct ConfigFile {
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             do {
                 // Config keys are never dates or durations, so "now" plays no part here.
-                try ValueCheck.check(value, kind: kind, now: .init(seconds: 0))
+                file.entries[key] = Entry(value: try ValueCheck.value(value, kind: kind, now: .init(seconds: 0)),
+                                          line: index + 1)
             } catch let problem as ValueProblem {
                 throw ConfigError("\(place): \(key): \(problem.reason)")
             }
-            file.entries[key] = Entry(value: value, line: index + 1)
         }
         return file
     }

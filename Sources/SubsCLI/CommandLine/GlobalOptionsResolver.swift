@@ -4,19 +4,18 @@ import SubsKit
 
 enum GlobalOptionsResolver {
     /// `flags`: the global options given on the command line (aliases already turned into the
-    /// option they stand for), by long name, last one winning; flags hold "". Flag values were
-    /// checked by the parser already.
-    static func resolve(flags: [String: String], environment: [String: String], now: Instant) throws -> GlobalOptions {
+    /// option they stand for), by long name, last one winning, as the parser checked and typed
+    /// them (paths with `~` expanded).
+    static func resolve(flags: [String: OptionValue], environment: [String: String], now: Instant) throws -> GlobalOptions {
         var options = GlobalOptions()
-        var configFlag = flags["config"]
-        if let c = configFlag { configFlag = ValueCheck.expandingTilde(c, environment: environment) }
+        let configFlag = flags["config"]?.text
         if let location = ConfigFile.location(flag: configFlag, environment: environment) {
             do {
                 if let config = try ConfigFile.load(path: location.path, explicit: location.explicit,
                                                     environment: environment) {
                     options.configPath = config.path
                     for key in ConfigFile.keys {
-                        if let entry = config.entries[key] { apply(key, entry.value, to: &options, now: now) }
+                        if let entry = config.entries[key] { apply(key, entry.value, to: &options) }
                     }
                 }
             } catch let unreadable as ConfigFile.Unreadable {
@@ -26,51 +25,59 @@ enum GlobalOptionsResolver {
                 options.warnings.append(unreadable.message + "; going on without it")
             }
         }
-        if let text = environment["SUBS_LOCK_TIMEOUT"], !text.isEmpty, lockTimeout(text) == nil {
-            throw ConfigError("SUBS_LOCK_TIMEOUT: \(Terminal.quoted(text)) is not a number of seconds (0 or more, e.g. 10 or 0.5)")
+        if let text = environment["SUBS_LOCK_TIMEOUT"], !text.isEmpty {
+            guard let seconds = ValueCheck.seconds(text, allowingZero: true) else {
+                throw ConfigError("SUBS_LOCK_TIMEOUT: \(Terminal.quoted(text)) is not a number of seconds (0 or more, e.g. 10 or 0.5)")
+            }
+            options.lockTimeout = seconds
         }
         for spec in CommandLineSpec.globalOptions where flags[spec.long] == nil && spec.long != "config" {
             guard let variable = spec.environment, var value = environment[variable], !value.isEmpty,
                   let kind = spec.kind else { continue }
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             do {
-                try ValueCheck.check(value, kind: kind, now: now)
+                apply(spec.long, try ValueCheck.value(value, kind: kind, now: now), to: &options)
             } catch let problem as ValueProblem {
                 throw ConfigError("\(variable): \(problem.reason)")
             }
-            apply(spec.long, value, to: &options, now: now)
         }
         for (name, value) in flags {
-            var value = value
-            if CommandLineSpec.globalOption(named: name)?.kind == .file {
-                value = ValueCheck.expandingTilde(value, environment: environment)
-            }
-            apply(name, value, to: &options, now: now)
+            apply(name, value, to: &options)
         }
         return options
     }
 
-    /// `SUBS_LOCK_TIMEOUT`: like `--timeout`, plain decimal seconds, but 0 (do not wait) is allowed.
-    static func lockTimeout(_ text: String) -> Double? {
-        ValueCheck.seconds(text, allowingZero: true)
-    }
-
-    /// Stores one already-checked value.
-    private static func apply(_ name: String, _ value: String, to options: inout GlobalOptions, now: Instant) {
-        switch name {
-        case "store": options.store = value
-        case "remote": options.remote = value
-        case "provider": options.provider = value
-        case "api-key-file": options.apiKeyFile = value
-        case "at": options.at = ISODate.parseInput(value, now: now)
-        case "format": options.format = OutputFormat(rawValue: value) ?? options.format
-        case "color": options.color = ColorMode(rawValue: value) ?? options.color
-        case "quiet": options.quiet = true
-        case "timeout": options.timeout = ValueCheck.seconds(value) ?? options.timeout
-        case "offline": options.offline = true
-        case "max-age": options.maxAge = ISODuration.parse(value)
-        case "config", "help", "version": break
-        default: preconditionFailure("global option --\(name) has no field in GlobalOptions")
+    /// Stores one already-checked value in its field of GlobalOptions.
+    private static func apply(_ name: String, _ value: OptionValue, to options: inout GlobalOptions) {
+        // Every global option of CommandLineSpec is a case here: GlobalOptionName is checked
+        // against the spec by a test, and the switch is exhaustive.
+        guard let option = GlobalOptionName(rawValue: name) else { return }
+        switch (option, value) {
+        case (.store, .text(let path)): options.store = path
+        case (.remote, .text(let url)): options.remote = url
+        case (.provider, .text(let name)): options.provider = name
+        case (.apiKeyFile, .text(let path)): options.apiKeyFile = path
+        case (.at, .instant(let instant)): options.at = instant
+        case (.format, .text(let word)): options.format = OutputFormat(rawValue: word) ?? options.format
+        case (.color, .text(let word)): options.color = ColorMode(rawValue: word) ?? options.color
+        case (.quiet, _): options.quiet = true
+        case (.timeout, .seconds(let seconds)): options.timeout = seconds
+        case (.offline, _): options.offline = true
+        case (.maxAge, .duration(let duration)): options.maxAge = duration
+        case (.config, _), (.help, _), (.version, _), (.json, _), (.noColor, _): break
+        default: break   // a value of another kind than the spec says cannot come from ValueCheck
         }
     }
+}
+
+/// The global options by name, one case each (the spec's `--json` and `--no-color` are aliases
+/// the parser turns into `--format`/`--color`).
+enum GlobalOptionName: String, CaseIterable {
+    case store, remote, provider
+    case apiKeyFile = "api-key-file"
+    case at, format, json, color
+    case noColor = "no-color"
+    case quiet, timeout, offline
+    case maxAge = "max-age"
+    case config, help, version
 }

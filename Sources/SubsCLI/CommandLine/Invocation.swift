@@ -40,6 +40,8 @@ public struct GlobalOptions: Sendable {
     public var timeout: Double = 10
     public var offline: Bool = false
     public var maxAge: ISODuration?
+    /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not wait).
+    public var lockTimeout: Double = 10
     /// The config file that was read, if any.
     public var configPath: String?
     /// Said on stderr before the command runs (`subs: warning: ...`): a default config file
@@ -49,26 +51,61 @@ public struct GlobalOptions: Sendable {
     public init() {}
 }
 
+/// An option value as checked against its kind: commands never parse option text again.
+public enum OptionValue: Equatable, Sendable {
+    /// Text of any textual kind (a path with `~` expanded, a URL, an id, one of a choice's words).
+    case text(String)
+    case instant(Instant)
+    case duration(ISODuration)
+    case count(Int)
+    case seconds(Double)
+    case hostPort(host: String, port: Int)
+    /// A flag that was given.
+    case flag
+
+    var text: String? { if case .text(let s) = self { return s }; return nil }
+}
+
 public struct Invocation: Sendable {
     public var command: CommandName
     public var global: GlobalOptions
     /// Positional arguments after the command name (a `-` stays "-": commands read stdin).
     public var positionals: [String]
-    /// Command options by long name without dashes. Repeatable options keep every value in
-    /// order; flags are present with the value "" when given.
-    public var options: [String: [String]]
+    /// Command options by long name without dashes, typed. Repeatable options keep every value
+    /// in order. Commands read them through their spec entries (`invocation.instant(Options.until)`).
+    public var options: [String: [OptionValue]]
 
     public init(command: CommandName, global: GlobalOptions = GlobalOptions(),
-                positionals: [String] = [], options: [String: [String]] = [:]) {
+                positionals: [String] = [], options: [String: [OptionValue]] = [:]) {
         self.command = command
         self.global = global
         self.positionals = positionals
         self.options = options
     }
 
-    public func value(_ name: String) -> String? { options[name]?.last }
-    public func values(_ name: String) -> [String] { options[name] ?? [] }
-    public func flag(_ name: String) -> Bool { options[name] != nil }
+    public func text(_ option: OptionSpec) -> String? { options[option.long]?.last?.text }
+    public func texts(_ option: OptionSpec) -> [String] { options[option.long]?.compactMap(\.text) ?? [] }
+    public func flag(_ option: OptionSpec) -> Bool { options[option.long] != nil }
+
+    public func instant(_ option: OptionSpec) -> Instant? {
+        if case .instant(let value)? = options[option.long]?.last { return value }
+        return nil
+    }
+
+    public func duration(_ option: OptionSpec) -> ISODuration? {
+        if case .duration(let value)? = options[option.long]?.last { return value }
+        return nil
+    }
+
+    public func count(_ option: OptionSpec) -> Int? {
+        if case .count(let value)? = options[option.long]?.last { return value }
+        return nil
+    }
+
+    public func hostPort(_ option: OptionSpec) -> (host: String, port: Int)? {
+        if case .hostPort(let host, let port)? = options[option.long]?.last { return (host, port) }
+        return nil
+    }
 }
 
 /// A usage error (exit 64): printed as `subs: error: MESSAGE`, then `did you mean 'X'?`

@@ -13,35 +13,42 @@ enum ValueCheck {
     static let dateForms = "use 2026-03-01T12:00:00Z, 2026-03-01 or now"
     static let durationForms = "use ISO 8601: P7D, P2W, P3M, P1Y, PT12H"
 
-    /// Throws a ValueProblem when `value` is not acceptable as `kind`.
-    static func check(_ value: String, kind: ValueKind, now: Instant) throws {
-        let shown = Terminal.quoted(value)
+    /// The typed value of `text` as `kind`; throws a ValueProblem when it is not acceptable.
+    /// Paths are taken as given (`~` is expanded by whoever knows the environment).
+    @discardableResult
+    static func value(_ text: String, kind: ValueKind, now: Instant) throws -> OptionValue {
+        let shown = Terminal.quoted(text)
         switch kind {
         case .text:
-            return
+            return .text(text)
         case .file, .url, .customer, .entitlement, .command, .nonEmptyText:
-            if value.isEmpty { throw ValueProblem(reason: "must not be empty") }
+            if text.isEmpty { throw ValueProblem(reason: "must not be empty") }
+            return .text(text)
         case .date:
-            _ = try date(value, now: now)
+            return .instant(try date(text, now: now))
         case .duration:
-            _ = try duration(value)
+            return .duration(try duration(text))
         case .count:
-            if Int(value) == nil || !value.allSatisfy(\.isASCIIDigit) {
+            guard text.allSatisfy(\.isASCIIDigit), let n = Int(text) else {
                 throw ValueProblem(reason: "\(shown) is not a non-negative integer")
             }
+            return .count(n)
         case .seconds:
-            if seconds(value) == nil {
+            guard let seconds = seconds(text) else {
                 throw ValueProblem(reason: "\(shown) is not a positive number of seconds")
             }
+            return .seconds(seconds)
         case .choice(let words):
-            if !words.contains(value) {
+            guard words.contains(text) else {
                 throw ValueProblem(reason: "\(shown) is not one of \(words.joined(separator: ", "))",
-                                   suggestion: EditDistance.closest(to: value, among: words))
+                                   suggestion: EditDistance.closest(to: text, among: words))
             }
+            return .text(text)
         case .hostPort:
-            if hostPort(value) == nil {
+            guard let (host, port) = hostPort(text) else {
                 throw ValueProblem(reason: "\(shown) is not HOST:PORT (e.g. 127.0.0.1:8787 or [::1]:8787)")
             }
+            return .hostPort(host: host, port: port)
         }
     }
 

@@ -5,11 +5,11 @@ import SubsKit
 enum CheckCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let users = try Commands.users(invocation.positionals, context,
-                                       requiringIds: !invocation.values("require").isEmpty, command: .check)
+                                       requiringIds: !invocation.texts(CommandLineSpec.Options.require).isEmpty, command: .check)
         let lookup = try Commands.source(invocation, context).lookup(users)
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
-        let required = invocation.values("require")
-        let activeOnly = invocation.flag("active")
+        let required = invocation.texts(CommandLineSpec.Options.require)
+        let activeOnly = invocation.flag(CommandLineSpec.Options.active)
         try checkRequiredEntitlementsExist(required, catalog: lookup.catalog)
 
         var status = ExitCode.success

@@ -73,12 +73,7 @@ public enum Commands {
     }
 
     static func source(_ invocation: Invocation, _ context: Context) -> CustomerSource {
-        LocalStore(path: storePath(invocation, context), lockTimeout: lockTimeout(context))
-    }
-
-    /// `SUBS_LOCK_TIMEOUT` seconds, default 10 (the parser already refused a bad value).
-    static func lockTimeout(_ context: Context) -> Double {
-        context.environment["SUBS_LOCK_TIMEOUT"].flatMap(GlobalOptionsResolver.lockTimeout) ?? 10
+        LocalStore(path: storePath(invocation, context), lockTimeout: invocation.global.lockTimeout)
     }
 
     /// The instant T of the evaluation: `--at`, else the source's clock (remote), else now.

@@ -5,6 +5,8 @@ import SubsJSON
 import SubsKit
 
 enum GrantCommand {
+    private typealias Options = CommandLineSpec.Options
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant
         guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
@@ -13,15 +15,15 @@ enum GrantCommand {
         let users = try Commands.users(Array(invocation.positionals.dropLast()), context,
                                        requiringIds: true, command: invocation.command)
         let now = context.clock.now()
-        let actor = invocation.value("actor") ?? [context.environment["SUBS_ACTOR"], context.environment["USER"]]
+        let actor = invocation.text(Options.actor) ?? [context.environment["SUBS_ACTOR"], context.environment["USER"]]
             .compactMap { $0 }.first { !$0.isEmpty }
-        let reason = invocation.value("reason")
-        let dryRun = invocation.flag("dry-run")
+        let reason = invocation.text(Options.reason)
+        let dryRun = invocation.flag(Options.dryRun)
 
         let change: CustomerChange
         if isGrant {
             change = .grant(entitlement: entitlement, expirationDate: try expiration(invocation, now: now),
-                            reason: reason, actor: actor, createMissing: invocation.flag("create"))
+                            reason: reason, actor: actor, createMissing: invocation.flag(Options.create))
         } else {
             change = .revoke(entitlement: entitlement, reason: reason, actor: actor)
         }
@@ -51,27 +53,18 @@ enum GrantCommand {
         var status: EntitlementInfo?
     }
 
-    /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one").
+    /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one" and
+    /// the values; only now + duration is left to compute).
     static func expiration(_ invocation: Invocation, now: Instant) throws -> Instant? {
-        do {
-            if let text = invocation.value("duration") {
-                let duration = try ValueCheck.duration(text)
-                // SPEC section 7: an expiration past year 9999 is refused, nothing written.
-                guard let end = now.adding(duration) else {
-                    throw UsageError("option '--duration': \(ISODate.format(now)) plus \(duration) is past year 9999",
-                                     command: .grant)
-                }
-                return end
+        if let duration = invocation.duration(Options.duration) {
+            // SPEC section 7: an expiration past year 9999 is refused, nothing written.
+            guard let end = now.adding(duration) else {
+                throw UsageError("option '--duration': \(ISODate.format(now)) plus \(duration) is past year 9999",
+                                 command: .grant)
             }
-            if let text = invocation.value("until") {
-                return try ValueCheck.date(text, now: now)
-            }
-        } catch let problem as ValueProblem {
-            let option = invocation.value("duration") != nil ? "duration" : "until"
-            throw UsageError("option '--\(option)': \(problem.reason)", command: .grant)
+            return end
         }
-        if invocation.flag("lifetime") { return nil }
-        throw UsageError("grant: give exactly one of --duration, --until, --lifetime", command: .grant)
+        return invocation.instant(Options.grantUntil)
     }
 
     static func render(_ outcomes: [Outcome], entitlement: String, at: Instant, dryRun: Bool, isGrant: Bool,

@@ -3,6 +3,8 @@
 import SubsKit
 
 enum HistoryCommand {
+    private typealias Options = CommandLineSpec.Options
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let users = try Commands.users(invocation.positionals, context)
         guard users.count == 1, let id = users.first else {
@@ -13,29 +15,19 @@ enum HistoryCommand {
             throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
-        let now = context.clock.now()
-        let until = try invocation.value("until").map { try date($0, option: "until", now: now) } ?? at
-        let since = try invocation.value("since").map { try date($0, option: "since", now: now) }
+        let until = invocation.instant(Options.historyUntil) ?? at
         var entries = History.entries(of: record, catalog: lookup.catalog, until: until)
-        if let since { entries = entries.filter { $0.date >= since } }
-        if let entitlement = invocation.value("entitlement") {
+        if let since = invocation.instant(Options.since) { entries = entries.filter { $0.date >= since } }
+        if let entitlement = invocation.text(Options.entitlement) {
             entries = entries.filter { $0.entitlements.contains(entitlement) }
         }
-        if let limit = invocation.value("limit").flatMap({ Int($0) }), entries.count > limit {
+        if let limit = invocation.count(Options.limit), entries.count > limit {
             entries = Array(entries.suffix(limit))
         }
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
         context.writeOut(try render(record.id, requestedId: id, at: at, entries: entries, style: style))
         return .success
-    }
-
-    static func date(_ text: String, option: String, now: Instant) throws -> Instant {
-        guard let instant = ISODate.parseInput(text, now: now) else {
-            throw UsageError("option '--\(option)': '\(text)' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)",
-                             command: .history)
-        }
-        return instant
     }
 
     static func render(_ customerId: String, requestedId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) throws -> String {

@@ -8,9 +8,9 @@ enum StoreCommands {
 
     static func initialize(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let path = Commands.storePath(invocation, context)
-        let demo = invocation.flag("demo")
+        let demo = invocation.flag(CommandLineSpec.Options.demo)
         let text = demo ? DemoStore.json : emptyStore
-        try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: Commands.lockTimeout(context))
+        try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: invocation.global.lockTimeout)
         guard !invocation.global.quiet else { return .success }
         switch invocation.global.format {
         case .json, .jsonl:
