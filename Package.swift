@@ -2,6 +2,10 @@
 // subs depends on nothing outside the Swift toolchain: this manifest lists no package dependencies, ever.
 import PackageDescription
 
+// Complete concurrency checking: the library shares work between threads (concurrentMap, the
+// early decoder, the prefix copier); the compiler checks what crosses them.
+let strict: [SwiftSetting] = [.enableExperimentalFeature("StrictConcurrency")]
+
 let package = Package(
     name: "subs",
     products: [
@@ -9,10 +13,11 @@ let package = Package(
         .executable(name: "subs-bench", targets: ["subs-bench"]),
     ],
     targets: [
-        .target(name: "SubsJSON"),
+        .target(name: "SubsJSON", swiftSettings: strict),
         // The demo store is one file, examples/store.json (a link to the resource), embedded at build time.
-        .target(name: "SubsKit", dependencies: ["SubsJSON"], resources: [.embedInCode("Resources/demo-store.json")]),
-        .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"]),
+        .target(name: "SubsKit", dependencies: ["SubsJSON"], resources: [.embedInCode("Resources/demo-store.json")],
+                swiftSettings: strict),
+        .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"], swiftSettings: strict),
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
         // The benchmark of SPEC section 8: generates the stores, times subs against jq.
         .executableTarget(name: "subs-bench", dependencies: ["SubsKit", "SubsJSON"]),
