@@ -31,6 +31,14 @@ extension Array {
     }
 }
 
+extension Array {
+    /// `concurrentMap` of a transform that cannot fail.
+    public func concurrentMap<T>(minimumCount: Int = 256, _ transform: (Element) -> T) -> [T] {
+        // The throwing version rethrows only what `transform` throws: nothing here.
+        try! concurrentMap(minimumCount: minimumCount, { (element: Element) throws -> T in transform(element) })
+    }
+}
+
 /// What the threads of `concurrentMap` share; see the invariant there.
 private struct SharedForConcurrentMap<Element, T>: @unchecked Sendable {
     let elements: [Element]

@@ -21,7 +21,7 @@ enum CheckCommand {
             }
             found.append((id, record))
         }
-        let results = try found.concurrentMap {
+        let results = found.concurrentMap {
             EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at)
         }
         for result in results {
@@ -32,7 +32,8 @@ enum CheckCommand {
         guard !invocation.global.quiet else { return status }
         let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        context.writeOut(try render(results, catalog: lookup.catalog, activeOnly: activeOnly, style: style, asArray: asArray))
+        let result = CheckResult(statuses: results, catalog: lookup.catalog, activeOnly: activeOnly, asArray: asArray)
+        context.writeOut(try Output.render(result, style: style))
         return status
     }
 
@@ -47,34 +48,49 @@ enum CheckCommand {
             throw CommandFailure(.notFound, message)
         }
     }
+}
 
-    static func render(_ results: [CustomerStatus], catalog: Catalog, activeOnly: Bool,
-                       style: OutputStyle, asArray: Bool) throws -> String {
-        switch style.format {
-        case .json, .jsonl:
-            return try Documents.render(results, format: style.format, asArray: asArray) {
-                Documents.check($0, activeOnly: activeOnly)
-            }
-        case .tsv:
-            return TextTable(headers: tsvHeaders, rows: results.flatMap { tsvRows($0, activeOnly: activeOnly) }).renderTSV()
-        case .table:
-            return try results.concurrentMap { table($0, catalog: catalog, activeOnly: activeOnly, style: style) }
-                .joined(separator: "\n")
-        }
+/// The statuses `check` found, in every format.
+struct CheckResult: CommandResult {
+    var statuses: [CustomerStatus]
+    var catalog: Catalog
+    var activeOnly: Bool
+    /// Several USERs or `-`: JSON is an array even for one customer.
+    var asArray: Bool
+
+    var json: JSONOutput {
+        let documents = statuses.concurrentMap { Documents.check($0, activeOnly: activeOnly) }
+        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
     }
 
-    private static func shown(_ status: CustomerStatus, activeOnly: Bool) -> [EntitlementInfo] {
+    private func shown(_ status: CustomerStatus) -> [EntitlementInfo] {
         activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
     }
 
-    static func table(_ status: CustomerStatus, catalog: Catalog, activeOnly: Bool, style: OutputStyle) -> String {
+    var tsv: TextTable {
+        TextTable(headers: ["customerId", "entitlement", "isActive", "state", "renewState", "expirationDate",
+                            "productId", "source", "periodType", "grantType", "renewsCount"],
+                  rows: statuses.flatMap { status in
+                      shown(status).map { e in
+                          [status.record.id, e.id, e.isActive ? "true" : "false", e.state.rawValue, e.renewState.rawValue,
+                           e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
+                           e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? ""].map { Cell($0) }
+                      }
+                  })
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        statuses.concurrentMap { table($0, style: style) }.joined(separator: "\n")
+    }
+
+    private func table(_ status: CustomerStatus, style: OutputStyle) -> String {
         var out = Terminal.escape(status.record.id)
         if style.color { out = "\u{1B}[1m\(out)\u{1B}[0m" }
         if !status.record.aliases.isEmpty {
             out += "  (aliases: \(status.record.aliases.map(Terminal.escape).joined(separator: ", ")))"
         }
         out += "\n"
-        let entitlements = shown(status, activeOnly: activeOnly)
+        let entitlements = shown(status)
         if entitlements.isEmpty {
             return out + (activeOnly ? "no active entitlements\n" : "no entitlements\n")
         }
@@ -90,16 +106,5 @@ enum CheckCommand {
             out += "\n" + why.map { Terminal.escape($0) + "\n" }.joined()
         }
         return out
-    }
-
-    static let tsvHeaders = ["customerId", "entitlement", "isActive", "state", "renewState", "expirationDate",
-                             "productId", "source", "periodType", "grantType", "renewsCount"]
-
-    static func tsvRows(_ status: CustomerStatus, activeOnly: Bool) -> [[Cell]] {
-        shown(status, activeOnly: activeOnly).map { e in
-            [status.record.id, e.id, e.isActive ? "true" : "false", e.state.rawValue, e.renewState.rawValue,
-             e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
-             e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? ""].map { Cell($0) }
-        }
     }
 }

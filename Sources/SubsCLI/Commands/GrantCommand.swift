@@ -27,11 +27,11 @@ enum GrantCommand {
         } else {
             change = .revoke(entitlement: entitlement, reason: reason, actor: actor)
         }
-        let result = try Commands.source(invocation, context).apply(change, to: users, now: now, dryRun: dryRun)
+        let written = try Commands.source(invocation, context).apply(change, to: users, now: now, dryRun: dryRun)
         let at = invocation.global.at ?? now
-        let outcomes = result.customers.map { customer in
+        let outcomes = written.customers.map { customer in
             Outcome(customer: customer,
-                    status: EntitlementRules.evaluate(customer.record, catalog: result.catalog, at: at)
+                    status: EntitlementRules.evaluate(customer.record, catalog: written.catalog, at: at)
                         .first(where: { $0.id == entitlement }))
         }
         if !isGrant {
@@ -43,8 +43,9 @@ enum GrantCommand {
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        context.writeOut(try render(outcomes, entitlement: entitlement, at: at, dryRun: dryRun, isGrant: isGrant,
-                                style: style, asArray: asArray))
+        let output = ChangeOutput(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
+                                  isGrant: isGrant, asArray: asArray)
+        context.writeOut(try Output.render(output, style: style))
         return .success
     }
 
@@ -66,54 +67,54 @@ enum GrantCommand {
         }
         return invocation.instant(Options.grantUntil)
     }
+}
 
-    static func render(_ outcomes: [Outcome], entitlement: String, at: Instant, dryRun: Bool, isGrant: Bool,
-                       style: OutputStyle, asArray: Bool) throws -> String {
-        switch style.format {
-        case .json, .jsonl:
-            let docs = outcomes.map { o -> JSONValue in
-                .object(JSONObject([
-                    ("customerId", .string(o.customer.record.id)),
-                    ("requestDate", Documents.date(at)),
-                    ("dryRun", .bool(dryRun)),
-                    ("grants", .array(o.customer.grants.map(grantDocument))),
-                    ("entitlement", o.status.map(Documents.entitlement) ?? .null),
-                ]))
-            }
-            return try Documents.render(docs, format: style.format, asArray: asArray)
-        case .tsv:
-            let rows = outcomes.flatMap { o in
-                o.customer.grants.map { g in
-                    [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
-                     String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
-                }
-            }
-            return TextTable(headers: ["customerId", "entitlement", "grantId", "expirationDate", "dryRun", "state", "isActive"],
-                             rows: rows).renderTSV()
-        case .table:
-            return outcomes.map { o in
-                let id = Terminal.escape(o.customer.record.id)
-                let e = Terminal.escape(entitlement)
-                let verb = isGrant ? (dryRun ? "would grant" : "granted") : (dryRun ? "would revoke" : "revoked")
-                let created = o.customer.created ? " (new customer)" : ""
-                let lines = o.customer.grants.map { g -> String in
-                    let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
-                    return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
-                }
-                let state = o.status.map { "\(id): \(e) is now \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
-                    ?? "\(id): no source of \(e) left"
-                return (lines + [state]).joined(separator: "\n") + "\n"
-            }.joined()
+/// What `grant`/`revoke` wrote, and the entitlement's status after it, in every format.
+struct ChangeOutput: CommandResult {
+    var outcomes: [GrantCommand.Outcome]
+    var entitlement: String
+    var at: Instant
+    var dryRun: Bool
+    var isGrant: Bool
+    var asArray: Bool
+
+    var json: JSONOutput {
+        let documents = outcomes.map { o -> JSONValue in
+            .object(JSONObject([
+                ("customerId", .string(o.customer.record.id)),
+                ("requestDate", Documents.date(at)),
+                ("dryRun", .bool(dryRun)),
+                ("grants", .array(o.customer.grants.map(Documents.grant))),
+                ("entitlement", o.status.map(Documents.entitlement) ?? .null),
+            ]))
         }
+        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
     }
 
-    static func grantDocument(_ g: Grant) -> JSONValue {
-        .object(JSONObject([
-            ("id", .string(g.id)), ("entitlement", .string(g.entitlement)),
-            ("grantedAt", Documents.date(g.grantedAt)), ("expirationDate", Documents.date(g.expirationDate)),
-            ("grantedBy", Documents.string(g.grantedBy)), ("reason", Documents.string(g.reason)),
-            ("revokedAt", Documents.date(g.revokedAt)), ("revokedBy", Documents.string(g.revokedBy)),
-            ("revokeReason", Documents.string(g.revokeReason)),
-        ]))
+    var tsv: TextTable {
+        let rows = outcomes.flatMap { o in
+            o.customer.grants.map { g in
+                [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
+                 String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
+            }
+        }
+        return TextTable(headers: ["customerId", "entitlement", "grantId", "expirationDate", "dryRun", "state", "isActive"],
+                         rows: rows)
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        outcomes.map { o in
+            let id = Terminal.escape(o.customer.record.id)
+            let e = Terminal.escape(entitlement)
+            let verb = isGrant ? (dryRun ? "would grant" : "granted") : (dryRun ? "would revoke" : "revoked")
+            let created = o.customer.created ? " (new customer)" : ""
+            let lines = o.customer.grants.map { g -> String in
+                let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
+                return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
+            }
+            let state = o.status.map { "\(id): \(e) is now \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
+                ?? "\(id): no source of \(e) left"
+            return (lines + [state]).joined(separator: "\n") + "\n"
+        }.joined()
     }
 }

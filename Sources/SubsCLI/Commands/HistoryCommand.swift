@@ -1,5 +1,6 @@
 // `subs history USER`: everything that happened to a customer, oldest first.
 
+import SubsJSON
 import SubsKit
 
 enum HistoryCommand {
@@ -26,30 +27,40 @@ enum HistoryCommand {
         }
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
-        context.writeOut(try render(record.id, requestedId: id, at: at, entries: entries, style: style))
+        let result = HistoryResult(customerId: record.id, requestedId: id, requestDate: at, entries: entries)
+        context.writeOut(try Output.render(result, style: style))
         return .success
     }
+}
 
-    static func render(_ customerId: String, requestedId: String, at: Instant, entries: [HistoryEntry], style: OutputStyle) throws -> String {
-        switch style.format {
-        case .json:
-            return try Documents.render([Documents.history(customerId: customerId, requestedId: requestedId, requestDate: at, entries: entries)],
-                                    format: .json, asArray: false)
-        case .jsonl:
-            return try Documents.render(entries.map(Documents.historyEntry), format: .jsonl, asArray: false)
-        case .tsv:
-            let rows = entries.map { e in
-                [ISODate.format(e.date), e.kind.rawValue, e.type, e.entitlements.joined(separator: ","), details(e, style: nil)].map { Cell($0) }
-            }
-            return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).renderTSV()
-        case .table:
-            if entries.isEmpty { return "\(Terminal.escape(customerId)): no history\n" }
-            let rows = entries.map { e in
-                [Cell(style.date(e.date)), Cell(e.kind.rawValue), Cell(e.type, e.kind == .refund || e.type == "revoked" ? .red : nil),
-                 Cell(e.entitlements.joined(separator: ",")), Cell(details(e, style: style))]
-            }
-            return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).render(style)
+/// A customer's history, in every format (jsonl: one entry per line).
+struct HistoryResult: CommandResult {
+    var customerId: String
+    var requestedId: String
+    var requestDate: Instant
+    var entries: [HistoryEntry]
+
+    var json: JSONOutput {
+        .document(Documents.history(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                                    entries: entries))
+    }
+
+    var jsonLines: [JSONValue] { entries.map(Documents.historyEntry) }
+
+    var tsv: TextTable {
+        TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: entries.map { e in
+            [ISODate.format(e.date), e.kind.rawValue, e.type, e.entitlements.joined(separator: ","),
+             Self.details(e, style: nil)].map { Cell($0) }
+        })
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        if entries.isEmpty { return "\(Terminal.escape(customerId)): no history\n" }
+        let rows = entries.map { e in
+            [Cell(style.date(e.date)), Cell(e.kind.rawValue), Cell(e.type, e.kind == .refund || e.type == "revoked" ? .red : nil),
+             Cell(e.entitlements.joined(separator: ",")), Cell(Self.details(e, style: style))]
         }
+        return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).render(style)
     }
 
     /// `key=value` for the entry's non-empty fields.

@@ -13,49 +13,53 @@ enum RenewCountCommand {
         }
         let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
         let entitlements = EntitlementRules.evaluate(record, catalog: lookup.catalog, at: at)
-        let style = Commands.style(invocation, context)
-
+        var shown = entitlements
         if invocation.positionals.count > 1 {
             let wanted = invocation.positionals[1]
             guard let e = entitlements.first(where: { $0.id == wanted }) else {
                 throw CommandFailure(.notFound, "customer \(Terminal.quoted(record.id, escaping: false)) never had entitlement \(Terminal.quoted(wanted, escaping: false))")
             }
-            guard !invocation.global.quiet else { return .success }
-            switch style.format {
-            case .json, .jsonl:
-                let doc = Documents.renewCount(customerId: record.id, requestedId: id, requestDate: at, entitlement: e.id, count: e.renewsCount)
-                context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
-            case .tsv:
-                context.writeOut(TextTable(headers: ["customerId", "entitlement", "renewsCount"],
-                                           rows: [[Cell(record.id), Cell(e.id), Cell(count(e))]]).renderTSV())
-            case .table:
-                // The bare number, for `n=$(subs renew-count alice premium)`.
-                context.writeOut(count(e) + "\n")
-            }
-            return .success
+            shown = [e]
         }
-
         guard !invocation.global.quiet else { return .success }
-        switch style.format {
-        case .json, .jsonl:
-            let doc = Documents.renewCounts(customerId: record.id, requestedId: id, requestDate: at,
-                                            counts: entitlements.map { ($0.id, $0.renewsCount) })
-            context.writeOut(try Documents.render([doc], format: style.format, asArray: false))
-        case .tsv:
-            context.writeOut(TextTable(headers: ["customerId", "entitlement", "renewsCount"],
-                                       rows: entitlements.map { [Cell(record.id), Cell($0.id), Cell(count($0))] }).renderTSV())
-        case .table:
-            if entitlements.isEmpty {
-                context.writeOut("\(Terminal.escape(record.id)): no entitlements\n")
-            } else {
-                context.writeOut(TextTable(headers: ["entitlement", "renews"],
-                                           rows: entitlements.map { [Cell($0.id), Cell(count($0))] }).render(style))
-            }
-        }
+        let result = RenewCountResult(customerId: record.id, requestedId: id, requestDate: at, entitlements: shown,
+                                      one: invocation.positionals.count > 1)
+        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return .success
     }
+}
 
-    private static func count(_ e: EntitlementInfo) -> String {
+/// Renewal counts, in every format: with ENTITLEMENT (`one`) the table is the bare number.
+struct RenewCountResult: CommandResult {
+    var customerId: String
+    var requestedId: String
+    var requestDate: Instant
+    var entitlements: [EntitlementInfo]
+    var one: Bool
+
+    var json: JSONOutput {
+        if one, let e = entitlements.first {
+            return .document(Documents.renewCount(customerId: customerId, requestedId: requestedId,
+                                                  requestDate: requestDate, entitlement: e.id, count: e.renewsCount))
+        }
+        return .document(Documents.renewCounts(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                                               counts: entitlements.map { ($0.id, $0.renewsCount) }))
+    }
+
+    var tsv: TextTable {
+        TextTable(headers: ["customerId", "entitlement", "renewsCount"],
+                  rows: entitlements.map { [Cell(customerId), Cell($0.id), Cell(Self.count($0))] })
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        // The bare number, for `n=$(subs renew-count alice premium)`.
+        if one, let e = entitlements.first { return Self.count(e) + "\n" }
+        if entitlements.isEmpty { return "\(Terminal.escape(customerId)): no entitlements\n" }
+        return TextTable(headers: ["entitlement", "renews"],
+                         rows: entitlements.map { [Cell($0.id), Cell(Self.count($0))] }).render(style)
+    }
+
+    static func count(_ e: EntitlementInfo) -> String {
         e.renewsCount.map(String.init) ?? "-"
     }
 }

@@ -12,15 +12,7 @@ enum StoreCommands {
         let text = demo ? DemoStore.json : emptyStore
         try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: invocation.global.lockTimeout)
         guard !invocation.global.quiet else { return .success }
-        switch invocation.global.format {
-        case .json, .jsonl:
-            let doc = JSONValue.object(JSONObject([("store", .string(path)), ("created", .bool(true)), ("demo", .bool(demo))]))
-            context.writeOut(try Documents.render([doc], format: invocation.global.format, asArray: false))
-        case .tsv:
-            context.writeOut("store\tcreated\tdemo\n\(TextTable.tsvEscape(path))\ttrue\t\(demo)\n")
-        case .table:
-            context.writeOut("created \(demo ? "demo" : "empty") store \(Terminal.escape(path))\n")
-        }
+        context.writeOut(try Output.render(StoreInitResult(path: path, demo: demo), style: Commands.style(invocation, context)))
         return .success
     }
 
@@ -28,31 +20,56 @@ enum StoreCommands {
         let path = Commands.storePath(invocation, context)
         let problems = try StoreValidator.problems(path: path)
         if !invocation.global.quiet {
-            switch invocation.global.format {
-            case .json, .jsonl:
-                let doc = JSONValue.object(JSONObject([
-                    ("store", .string(path)),
-                    ("valid", .bool(problems.isEmpty)),
-                    ("problems", .array(problems.map {
-                        .object(JSONObject([("path", .string($0.path)), ("message", .string($0.message))]))
-                    })),
-                ]))
-                context.writeOut(try Documents.render([doc], format: invocation.global.format, asArray: false))
-            case .tsv:
-                context.writeOut(TextTable(headers: ["path", "message"],
-                                           rows: problems.map { [Cell($0.path), Cell($0.message)] }).renderTSV())
-            case .table:
-                if problems.isEmpty {
-                    context.writeOut("\(Terminal.escape(path)): valid\n")
-                } else {
-                    context.writeOut(problems.map { Terminal.escape("\(path): \($0)") + "\n" }.joined())
-                }
-            }
+            let result = ValidateResult(path: path, problems: problems)
+            context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         }
         guard problems.isEmpty else {
             context.writeErr("subs: error: \(Terminal.escape(path)): \(problems.count) problem\(problems.count == 1 ? "" : "s") found\n")
             return .dataError
         }
         return .success
+    }
+}
+
+/// `store init`: which store was created.
+struct StoreInitResult: CommandResult {
+    var path: String
+    var demo: Bool
+
+    var json: JSONOutput {
+        .document(.object(JSONObject([("store", .string(path)), ("created", .bool(true)), ("demo", .bool(demo))])))
+    }
+
+    var tsv: TextTable {
+        TextTable(headers: ["store", "created", "demo"], rows: [[Cell(path), Cell("true"), Cell(String(demo))]])
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        "created \(demo ? "demo" : "empty") store \(Terminal.escape(path))\n"
+    }
+}
+
+/// `store validate`: every problem with its path.
+struct ValidateResult: CommandResult {
+    var path: String
+    var problems: [StoreProblem]
+
+    var json: JSONOutput {
+        .document(.object(JSONObject([
+            ("store", .string(path)),
+            ("valid", .bool(problems.isEmpty)),
+            ("problems", .array(problems.map {
+                .object(JSONObject([("path", .string($0.path)), ("message", .string($0.message))]))
+            })),
+        ])))
+    }
+
+    var tsv: TextTable {
+        TextTable(headers: ["path", "message"], rows: problems.map { [Cell($0.path), Cell($0.message)] })
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        if problems.isEmpty { return "\(Terminal.escape(path)): valid\n" }
+        return problems.map { Terminal.escape("\(path): \($0)") + "\n" }.joined()
     }
 }

@@ -130,26 +130,15 @@ enum Documents {
         ]))
     }
 
-    // MARK: writing documents out
+    // MARK: grant, revoke
 
-    /// `json`: one pretty document (an array when `asArray`); `jsonl`: one compact line each.
-    static func render(_ documents: [JSONValue], format: OutputFormat, asArray: Bool) throws -> String {
-        try render(documents, format: format, asArray: asArray) { $0 }
-    }
-
-    /// The same, building and writing each document on all cores when there are many.
-    static func render<T>(_ items: [T], format: OutputFormat, asArray: Bool,
-                          _ document: (T) -> JSONValue) throws -> String {
-        switch format {
-        case .jsonl:
-            return try items.concurrentMap { JSONWriter.compact(document($0)) + "\n" }.joined()
-        default:
-            if asArray {
-                // Elements of the top-level array sit one level deep.
-                let elements = try items.concurrentMap { "  " + JSONWriter.pretty(document($0), level: 1) }
-                return elements.isEmpty ? "[]\n" : "[\n" + elements.joined(separator: ",\n") + "\n]\n"
-            }
-            return try items.concurrentMap { JSONWriter.pretty(document($0)) + "\n" }.joined()
-        }
+    static func grant(_ g: Grant) -> JSONValue {
+        .object(JSONObject([
+            ("id", .string(g.id)), ("entitlement", .string(g.entitlement)),
+            ("grantedAt", date(g.grantedAt)), ("expirationDate", date(g.expirationDate)),
+            ("grantedBy", string(g.grantedBy)), ("reason", string(g.reason)),
+            ("revokedAt", date(g.revokedAt)), ("revokedBy", string(g.revokedBy)),
+            ("revokeReason", string(g.revokeReason)),
+        ]))
     }
 }

@@ -1,0 +1,18 @@
+// `--format json`: one pretty-printed document (2-space indent), or an array of them; the
+// documents of a large array are written on all cores.
+
+import SubsJSON
+import SubsKit
+
+struct JSONFormat: OutputFormatter {
+    func render(_ result: CommandResult, style: OutputStyle) throws -> String {
+        switch result.json {
+        case .document(let document):
+            return JSONWriter.pretty(document) + "\n"
+        case .array(let documents):
+            // Elements of the top-level array sit one level deep.
+            let elements = documents.concurrentMap { "  " + JSONWriter.pretty($0, level: 1) }
+            return elements.isEmpty ? "[]\n" : "[\n" + elements.joined(separator: ",\n") + "\n]\n"
+        }
+    }
+}

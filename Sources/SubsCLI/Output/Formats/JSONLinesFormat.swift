@@ -1,0 +1,10 @@
+// `--format jsonl`: one compact JSON document per line (per customer, per history entry).
+
+import SubsJSON
+import SubsKit
+
+struct JSONLinesFormat: OutputFormatter {
+    func render(_ result: CommandResult, style: OutputStyle) throws -> String {
+        result.jsonLines.concurrentMap { JSONWriter.compact($0) + "\n" }.joined()
+    }
+}
