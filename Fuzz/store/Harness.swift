@@ -57,8 +57,9 @@ private func instants(for record: CustomerRecord, seed: UInt64) -> [Instant] {
     }
     for d in dates.prefix(24) {
         all.append(d)
-        all.append(d.adding(seconds: -1))
-        all.append(d.adding(seconds: 1))
+        // Dates at the edges of 0001–9999 have no neighbour there.
+        if let before = d.adding(seconds: -1) { all.append(before) }
+        if let after = d.adding(seconds: 1) { all.append(after) }
     }
     return all
 }

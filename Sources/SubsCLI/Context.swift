@@ -22,6 +22,8 @@ public struct Context {
     /// `CommandLine.arguments` repairs invalid UTF-8 silently, these do not. nil: the String
     /// arguments are exactly what was given (in-process callers).
     public var rawArguments: [[UInt8]]?
+    /// Replaces the source the options name (tests put a scripted source behind the seam).
+    public var sourceOverride: (@Sendable () throws -> CustomerSource)?
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readIn: @escaping () -> [UInt8]?, environment: [String: String], clock: any Clock,

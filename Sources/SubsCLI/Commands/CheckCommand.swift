@@ -4,45 +4,38 @@ import SubsKit
 
 enum CheckCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
-        let users = try Commands.users(invocation.positionals, context,
-                                       requiringIds: !invocation.texts(CommandLineSpec.Options.require).isEmpty, command: .check)
-        let lookup = try Commands.source(invocation, context).lookup(users)
-        let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
         let required = invocation.texts(CommandLineSpec.Options.require)
-        let activeOnly = invocation.flag(CommandLineSpec.Options.active)
-        try checkRequiredEntitlementsExist(required, catalog: lookup.catalog)
+        let users = try Commands.users(invocation.positionals, context, requiringIds: !required.isEmpty, command: .check)
+        let answer = try Commands.source(invocation, context).statuses(of: users, at: invocation.global.at)
+        Commands.say(answer.notes, context)
+        if let known = answer.knownEntitlements { try checkRequiredEntitlementsExist(required, known: known) }
 
         var status = ExitCode.success
-        var found: [(requestedId: String, record: CustomerRecord)] = []
-        for (id, record) in zip(users, lookup.records) {
-            guard let record else {
+        var found: [CustomerStatus] = []
+        for (id, customer) in zip(users, answer.statuses) {
+            guard let customer else {
                 status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found"), context))
                 continue
             }
-            found.append((id, record))
+            found.append(customer)
         }
-        let results = found.concurrentMap {
-            EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at)
-        }
-        for result in results {
-            for entitlement in required where !result.entitlements.contains(where: { $0.id == entitlement && $0.isActive }) {
+        for customer in found {
+            for entitlement in required where !customer.entitlements.contains(where: { $0.id == entitlement && $0.isActive }) {
                 status = status.combined(with: .requirementMissing)
             }
         }
         guard !invocation.global.quiet else { return status }
-        let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        let result = CheckResult(statuses: results, catalog: lookup.catalog, activeOnly: activeOnly, asArray: asArray)
-        context.writeOut(try Output.render(result, style: style))
+        let result = CheckResult(statuses: found, activeOnly: invocation.flag(CommandLineSpec.Options.active), asArray: asArray)
+        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return status
     }
 
     /// A typo in `--require` must not look like a customer without access: no product unlocks it.
-    private static func checkRequiredEntitlementsExist(_ required: [String], catalog: Catalog) throws {
-        let known = catalog.entitlementIds
+    private static func checkRequiredEntitlementsExist(_ required: [String], known: Set<String>) throws {
         for entitlement in required where !known.contains(entitlement) {
             var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
-            if let near = EditDistance.closest(to: entitlement, among: known) {
+            if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {
                 message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
             }
             throw CommandFailure(.notFound, message)
@@ -53,7 +46,6 @@ enum CheckCommand {
 /// The statuses `check` found, in every format.
 struct CheckResult: CommandResult {
     var statuses: [CustomerStatus]
-    var catalog: Catalog
     var activeOnly: Bool
     /// Several USERs or `-`: JSON is an array even for one customer.
     var asArray: Bool
@@ -101,7 +93,7 @@ struct CheckResult: CommandResult {
         }
         out += TextTable(headers: ["entitlement", "state", "active", "renewal", "expires", "product", "source", "period"],
                          rows: rows).render(style)
-        let why = entitlements.compactMap { Explanation.sentence(for: $0, catalog: catalog) }
+        let why = entitlements.compactMap { Explanation.sentence(for: $0) }
         if !why.isEmpty {
             out += "\n" + why.map { Terminal.escape($0) + "\n" }.joined()
         }

@@ -6,9 +6,6 @@ import SubsKit
 public enum Commands {
     public static func run(_ invocation: Invocation, context: Context) -> ExitCode {
         do {
-            if invocation.global.remote != nil, invocation.command != .storeInit, invocation.command != .storeValidate {
-                throw CommandFailure(.unavailable, "--remote is not available yet in this version of subs; use a local --store")
-            }
             switch invocation.command {
             case .check: return try CheckCommand.run(invocation, context)
             case .history: return try HistoryCommand.run(invocation, context)
@@ -47,6 +44,8 @@ public enum Commands {
             return (.notFound, change.description)
         case let usage as UsageError:
             return (.usage, usage.message)
+        case let notOffered as NotOffered:
+            return (.unavailable, notOffered.reason)
         default:
             return (.internalError, "internal error: \(error)")
         }
@@ -72,13 +71,13 @@ public enum Commands {
         return (env["HOME"] ?? "") + "/.local/share/subs/store.json"
     }
 
-    static func source(_ invocation: Invocation, _ context: Context) -> CustomerSource {
-        LocalStore(path: storePath(invocation, context), lockTimeout: invocation.global.lockTimeout)
+    static func source(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {
+        try SourceFactory.make(invocation, context)
     }
 
-    /// The instant T of the evaluation: `--at`, else the source's clock (remote), else now.
-    static func evaluationInstant(_ invocation: Invocation, _ context: Context, sourceDate: Instant? = nil) -> Instant {
-        invocation.global.at ?? sourceDate ?? context.clock.now()
+    /// Notes of an answer, on stderr.
+    static func say(_ notes: [String], _ context: Context) {
+        for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
     }
 
     /// The USER arguments with `-` replaced by the ids read from stdin (one per line; blank lines

@@ -7,12 +7,12 @@ enum CompleteCommand {
     static func run(_ invocation: Invocation, _ context: Context) -> ExitCode {
         let what = invocation.positionals.first ?? ""
         let prefix = invocation.positionals.count > 1 ? invocation.positionals[1] : ""
-        let store = LocalStore(path: Commands.storePath(invocation, context))
         let candidates: [String]
         do {
+            let source = try Commands.source(invocation, context)
             switch what {
-            case "customers": candidates = try store.customerIds()
-            case "entitlements": candidates = try store.catalog().entitlementIds
+            case "customers": candidates = try source.customerIds()
+            case "entitlements": candidates = try source.entitlementIds()
             default: return .usage
             }
         } catch {

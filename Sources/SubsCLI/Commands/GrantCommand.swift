@@ -27,13 +27,13 @@ enum GrantCommand {
         } else {
             change = .revoke(entitlement: entitlement, reason: reason, actor: actor)
         }
-        let written = try Commands.source(invocation, context).apply(change, to: users, now: now, dryRun: dryRun)
-        let at = invocation.global.at ?? now
-        let outcomes = written.customers.map { customer in
-            Outcome(customer: customer,
-                    status: EntitlementRules.evaluate(customer.record, catalog: written.catalog, at: at)
-                        .first(where: { $0.id == entitlement }))
-        }
+        let source = try Commands.source(invocation, context)
+        try source.require(.grants)
+        if case .grant(_, nil, _, _, _) = change { try source.require(.lifetimeGrants) }
+        let answer = try source.apply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        Commands.say(answer.notes, context)
+        let at = answer.requestDate
+        let outcomes = answer.customers.map { Outcome(customer: $0.change, status: $0.status) }
         if !isGrant {
             for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
                 let through = outcome.status?.productId.map { " (\($0))" } ?? ""

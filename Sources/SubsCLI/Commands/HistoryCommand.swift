@@ -11,13 +11,14 @@ enum HistoryCommand {
         guard users.count == 1, let id = users.first else {
             throw UsageError("history takes exactly one USER", command: .history)
         }
-        let lookup = try Commands.source(invocation, context).lookup([id])
-        guard let record = lookup.records.first ?? nil else {
+        let source = try Commands.source(invocation, context)
+        try source.require(.history)
+        guard let answer = try source.history(of: id, at: invocation.global.at,
+                                              until: invocation.instant(Options.historyUntil)) else {
             throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
-        let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
-        let until = invocation.instant(Options.historyUntil) ?? at
-        var entries = History.entries(of: record, catalog: lookup.catalog, until: until)
+        Commands.say(answer.notes, context)
+        var entries = answer.entries
         if let since = invocation.instant(Options.since) { entries = entries.filter { $0.date >= since } }
         if let entitlement = invocation.text(Options.entitlement) {
             entries = entries.filter { $0.entitlements.contains(entitlement) }
@@ -27,7 +28,8 @@ enum HistoryCommand {
         }
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
-        let result = HistoryResult(customerId: record.id, requestedId: id, requestDate: at, entries: entries)
+        let result = HistoryResult(customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate,
+                                   entries: entries)
         context.writeOut(try Output.render(result, style: style))
         return .success
     }

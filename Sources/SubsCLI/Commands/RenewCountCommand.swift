@@ -7,12 +7,14 @@ enum RenewCountCommand {
         guard let id = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)
         }
-        let lookup = try Commands.source(invocation, context).lookup([id])
-        guard let record = lookup.records.first ?? nil else {
+        let source = try Commands.source(invocation, context)
+        try source.require(.renewalCounts)
+        let answer = try source.statuses(of: [id], at: invocation.global.at)
+        guard let customer = answer.statuses.first ?? nil else {
             throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
-        let at = Commands.evaluationInstant(invocation, context, sourceDate: lookup.requestDate)
-        let entitlements = EntitlementRules.evaluate(record, catalog: lookup.catalog, at: at)
+        Commands.say(answer.notes, context)
+        let record = customer.record, at = answer.requestDate, entitlements = customer.entitlements
         var shown = entitlements
         if invocation.positionals.count > 1 {
             let wanted = invocation.positionals[1]

@@ -4,8 +4,8 @@
 import SubsKit
 
 enum Explanation {
-    static func sentence(for e: EntitlementInfo, catalog: Catalog) -> String? {
-        guard let why = reason(e, catalog: catalog) else { return nil }
+    static func sentence(for e: EntitlementInfo) -> String? {
+        guard let why = reason(e) else { return nil }
         return "\(e.id): \(why)"
     }
 
@@ -13,13 +13,13 @@ enum Explanation {
         instant.map(ISODate.formatDay) ?? "?"
     }
 
-    private static func reason(_ e: EntitlementInfo, catalog: Catalog) -> String? {
+    private static func reason(_ e: EntitlementInfo) -> String? {
         switch e.sourceKind {
         case .grant: return grantReason(e)
         case .purchase:
             if e.state == .revoked { return refundReason(e) }
             return "one-time purchase of \(e.productId ?? "?") on \(day(e.lastPurchaseDate)), no expiration"
-        case .chain: return chainReason(e, catalog: catalog)
+        case .chain: return chainReason(e)
         }
     }
 
@@ -56,18 +56,14 @@ enum Explanation {
         e.transactions.last { $0.transactionDate == e.lastPurchaseDate }
     }
 
-    private static func chainReason(_ e: EntitlementInfo, catalog: Catalog) -> String? {
+    private static func chainReason(_ e: EntitlementInfo) -> String? {
         switch e.state {
         case .revoked:
             return refundReason(e)
         case .gracePeriod:
             return "in grace period — billing issue detected \(day(e.billingIssueDetectedAt)); access ends \(day(e.expirationDate)) unless payment recovers"
         case .billingRetry:
-            // The store retries from the end of the paid period, not from the grace end.
-            let retryEnd = periodTransaction(e).flatMap { p in
-                catalog[p.productId].flatMap { product in p.expirationDate.flatMap { $0.adding(product.billingRetryPeriod) } }
-            }
-            let until = retryEnd.map { "; the store retries the payment until \(day($0))" } ?? ""
+            let until = e.billingRetryEndDate.map { "; the store retries the payment until \(day($0))" } ?? ""
             return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"
         case .paused:
             return "paused until \(day(e.autoResumeDate))"

@@ -63,6 +63,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     /// For chains: the resume date of a pause that ended without a renewal (autoResumeDate is
     /// null once a pause is over; the wording still tells it).
     public var lapsedPauseResumeDate: Instant?
+    /// For chains with an open billing issue: until when the store retries the payment (the
+    /// end of the paid period plus the billing retry period). Not an output field; wording uses it.
+    public var billingRetryEndDate: Instant?
 
     public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
                 willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
@@ -74,7 +77,7 @@ public struct EntitlementInfo: Equatable, Sendable {
                 isSandbox: Bool, lastActivatedOfferCode: String?, grantId: String?,
                 transactions: [Transaction], sourceKind: SourceKind,
                 grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil,
-                lapsedPauseResumeDate: Instant? = nil) {
+                lapsedPauseResumeDate: Instant? = nil, billingRetryEndDate: Instant? = nil) {
         self.id = id
         self.isActive = isActive
         self.state = state
@@ -104,6 +107,7 @@ public struct EntitlementInfo: Equatable, Sendable {
         self.grantReason = grantReason
         self.revokedAt = revokedAt
         self.lapsedPauseResumeDate = lapsedPauseResumeDate
+        self.billingRetryEndDate = billingRetryEndDate
     }
 }
 

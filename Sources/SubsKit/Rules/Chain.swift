@@ -26,6 +26,8 @@ struct Chain {
         // The store refuses a date plus a period past year 9999 (RecordDecoder); should one get
         // here anyway, the period lasts to the end of year 9999 rather than trapping.
         let graceEnd = billingIssue == nil ? nil : product.gracePeriod.map { exp.adding($0) ?? .latest }
+        // The store retries from the end of the paid period, not from the grace end.
+        let retryEnd = billingIssue == nil ? nil : exp.adding(product.billingRetryPeriod) ?? .latest
         let scheduledPause = scheduledPause(since: since)
         // A pause is open from its date until its autoResumeDate; afterwards it is history.
         let pause = scheduledPause.flatMap { pause in pause.autoResumeDate.map { t < $0 } ?? true ? pause : nil }
@@ -40,7 +42,7 @@ struct Chain {
         } else if billingIssue != nil {
             if let graceEnd, t < graceEnd {
                 state = .gracePeriod
-            } else if t < exp.adding(product.billingRetryPeriod) ?? .latest {
+            } else if let retryEnd, t < retryEnd {
                 state = .billingRetry
             } else {
                 state = .expired
@@ -105,7 +107,8 @@ struct Chain {
             revokedAt: revokedAt,
             // A pause that ran to its resume date with no renewal: the wording says so.
             lapsedPauseResumeDate: state == .expired && billingIssue == nil && pause == nil
-                ? scheduledPause?.autoResumeDate : nil)
+                ? scheduledPause?.autoResumeDate : nil,
+            billingRetryEndDate: retryEnd)
 
         return SourceCandidate(info: info, end: revokedAt ?? graceEnd ?? exp, storeIndex: members[0].index)
     }

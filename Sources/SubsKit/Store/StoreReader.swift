@@ -98,8 +98,8 @@ struct ScannedStore {
     }
 }
 
-/// The local JSON store behind the `CustomerSource` seam.
-public struct LocalStore: CustomerSource {
+/// The local JSON store: records for `RecordSource`.
+public struct LocalStore: RecordStore {
     public let path: String
     /// Seconds a write waits for another writer's lock (SUBS_LOCK_TIMEOUT).
     public let lockTimeout: Double

@@ -17,7 +17,8 @@ let testNow = "2026-12-01T12:00:00Z"
 
 /// Runs the CLI in-process. `terminal`: stdout/stderr are terminals (colour auto, relative dates).
 func runCLI(_ arguments: [String], env: [String: String] = [:], stdin: String? = nil,
-            terminal: Bool = false, now: String? = testNow) -> CLIResult {
+            terminal: Bool = false, now: String? = testNow,
+            source: (@Sendable () throws -> CustomerSource)? = nil) -> CLIResult {
     final class Sink: @unchecked Sendable { var text = "" }
     let out = Sink(), err = Sink()
     var environment = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]
@@ -28,7 +29,9 @@ func runCLI(_ arguments: [String], env: [String: String] = [:], stdin: String? =
         readIn: { stdin.map { Array($0.utf8) } ?? [] },
         environment: environment, clock: FixedClock(Instant(seconds: 0)),
         stdoutIsTerminal: terminal)
-    let status = CLI.run(arguments: arguments, context: context)
+    var withSource = context
+    withSource.sourceOverride = source
+    let status = CLI.run(arguments: arguments, context: withSource)
     return CLIResult(status: status, stdout: out.text, stderr: err.text)
 }
 

@@ -1,22 +1,25 @@
-// The one seam between commands and where customer data comes from: the local store now,
-// remote APIs later. Commands and output never know which implementation they talk to.
+// Where customer *records* come from (the local store now, the subs REST API next): raw records
+// and the catalog. `RecordSource` runs the entitlement rules over them to answer the seam.
 
-public protocol CustomerSource {
+public protocol RecordStore {
     /// Looks customers up by id or alias — all of them in one pass over the data.
-    /// Throws for failures of the whole source (missing or invalid store, unreachable server);
+    /// Throws for failures of the whole store (missing or invalid, unreachable server);
     /// a customer that does not exist is a nil record, not an error.
     func lookup(_ ids: [String]) throws -> CustomerLookup
 
     /// Applies a grant or revoke to every customer named, as one all-or-nothing write (nothing
     /// is written with `dryRun`). `now` stamps grantedAt/revokedAt.
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult
+
+    /// Every customer id (shell completion).
+    func customerIds() throws -> [String]
 }
 
 public struct CustomerLookup: Sendable {
     public var catalog: Catalog
     /// One per requested id, in order; nil when no customer has that id or alias.
     public var records: [CustomerRecord?]
-    /// The answering server's clock, when the source has one (remote); nil for the local store.
+    /// The answering server's clock, when the store has one (remote); nil for the local store.
     public var requestDate: Instant?
 
     public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil) {
