@@ -66,9 +66,12 @@ extension Context {
         // A file-size limit makes write() fail with EFBIG (a clean exit 73) instead of killing us.
         signal(SIGXFSZ, SIG_IGN)
         // Ctrl-C: no half-written temporary file left behind, one line, exit 130. The store itself
-        // is never half-written (it is only ever replaced by rename).
+        // is never half-written (it is only ever replaced by rename). Once a write has been
+        // committed, Ctrl-C is ignored and the command finishes (exit 0, its output printed):
+        // a script must not retry a write that happened.
+        InterruptCleanup.prepare()
         signal(SIGINT) { _ in
-            InterruptCleanup.removeTemporaryFile()
+            guard InterruptCleanup.interrupt() else { return }
             let message: StaticString = "subs: error: interrupted\n"
             _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
             _exit(130)

@@ -5,33 +5,52 @@ import Glibc
 #endif
 
 final class MappedFile {
+    let path: String
     let bytes: UnsafeRawBufferPointer
     private let mapped: Bool
     /// Bytes read from a pipe or device, which cannot be mapped (`--store <(...)`).
     private var streamed: UnsafeMutableRawBufferPointer?
-    /// The file's mode bits (kept by writes).
+    /// The file's mode bits, owner and group (kept by writes).
     let mode: mode_t
+    let owner: uid_t
+    let group: gid_t
+    /// The open file (regular files only; -1 otherwise) and what it was when opened: a read
+    /// that outlives a change by someone else is refused (`verifyUnchanged()`).
+    private var fd: Int32 = -1
+    private let opened: stat
+    /// The mapping's slot in `MappingFaults` (a truncation under it gives zeros, not SIGBUS).
+    private var faultSlot: Int?
     /// Pages below this offset have been handed back (see `release(upTo:)`).
     private var releasedUpTo = 0
 
     /// Opens and maps `path`. Throws `StoreError.missing` / `.permissionDenied` / `.unreadable`.
     init(path: String) throws {
+        self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MappedFile.openError(path: path, errno: errno) }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw StoreError.unreadable(path: path, reason: errorText(errno)) }
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: errorText(code))
+        }
+        opened = info
+        mode = info.st_mode & 0o7777
+        owner = info.st_uid
+        group = info.st_gid
         if (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
             throw StoreError.unreadable(path: path, reason: "is a directory")
         }
-        mode = info.st_mode & 0o7777
         if (info.st_mode & S_IFMT) != S_IFREG {
+            defer { close(fd) }
             let buffer = try MappedFile.readStream(fd: fd, path: path)
             streamed = buffer
             bytes = UnsafeRawBufferPointer(buffer)
             mapped = false
             return
         }
+        self.fd = fd
         let size = Int(info.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -39,8 +58,11 @@ final class MappedFile {
             return
         }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw StoreError.unreadable(path: path, reason: errorText(errno))
+            let code = errno
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: errorText(code))
         }
+        faultSlot = MappingFaults.register(base, count: size)
         // The whole file is read front to back once.
         _ = madvise(base, size, MADV_SEQUENTIAL)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
@@ -48,10 +70,58 @@ final class MappedFile {
     }
 
     deinit {
+        if let faultSlot { MappingFaults.unregister(faultSlot) }
         if mapped, let base = bytes.baseAddress {
             munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
         }
+        if fd >= 0 { close(fd) }
         streamed?.deallocate()
+    }
+
+    /// The error of a store that was truncated or rewritten while it was being read: what was
+    /// read is not one version of the store.
+    var changedError: StoreError {
+        .unreadable(path: path, reason: "the store changed while it was being read (rewritten or truncated by another program); try again")
+    }
+
+    /// Whether the file is still what it was when opened: no page was lost to a truncation,
+    /// and its size and modification time are the same (a rename over it is not a change of
+    /// this file; the writer checks for that itself).
+    var isUnchanged: Bool {
+        if let faultSlot, MappingFaults.faulted(faultSlot) { return false }
+        guard fd >= 0 else { return true }
+        var now = stat()
+        guard fstat(fd, &now) == 0 else { return false }
+        return now.st_size == opened.st_size && now.st_mtim.tv_sec == opened.st_mtim.tv_sec
+            && now.st_mtim.tv_nsec == opened.st_mtim.tv_nsec
+    }
+
+    /// Throws `changedError` unless `isUnchanged`.
+    func verifyUnchanged() throws {
+        guard isUnchanged else { throw changedError }
+    }
+
+    /// Whether `path` still names this very file (not a file renamed over it since it was opened).
+    func isStill(at path: String) -> Bool {
+        guard fd >= 0 else { return true }
+        var there = stat()
+        guard stat(path, &there) == 0 else { return false }
+        return there.st_dev == opened.st_dev && there.st_ino == opened.st_ino
+    }
+
+    /// Runs `body`, which reads these bytes; an error or a result that came from a file that
+    /// changed meanwhile becomes `changedError` (zeros read in place of a lost page make any
+    /// kind of error).
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try verifyUnchanged()
+            throw error
+        }
+        try verifyUnchanged()
+        return result
     }
 
     /// Hands back the memory of the pages below `offset` once they have been read. The mapping
@@ -74,12 +144,24 @@ final class MappedFile {
     /// Release in steps of this many bytes: rare enough to cost nothing, small enough to matter.
     static let releaseStep = 16 << 20
 
-    private static func readStream(fd: Int32, path: String) throws -> UnsafeMutableRawBufferPointer {
+    /// The most read from a pipe or device (which has no size to map): a stream that goes on
+    /// past this is refused rather than read into memory without end.
+    static let streamLimit = 1 << 30
+
+    /// Reads a pipe or device to its end, but stops early — with bounded memory — at the first
+    /// byte that can stand nowhere in a JSON document (a control character other than tab, LF
+    /// and CR; a byte never found in UTF-8), so that the scan reports it there: `/dev/zero`
+    /// and `/dev/urandom` stop at once. A stream longer than `limit` is refused.
+    static func readStream(fd: Int32, path: String, limit: Int = streamLimit) throws -> UnsafeMutableRawBufferPointer {
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         var count = 0
         while true {
             if count == buffer.count {
-                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+                guard count < limit else {
+                    buffer.deallocate()
+                    throw StoreError.unreadable(path: path, reason: "longer than \(limit >> 20) MiB, the most subs reads from a pipe or device")
+                }
+                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(buffer.count * 2, limit), alignment: 16)
                 bigger.copyMemory(from: UnsafeRawBufferPointer(buffer))
                 buffer.deallocate()
                 buffer = bigger
@@ -92,15 +174,28 @@ final class MappedFile {
                 buffer.deallocate()
                 throw StoreError.unreadable(path: path, reason: errorText(code))
             }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[count..<(count + n)])
             count += n
+            if let bad = chunk.firstIndex(where: neverInJSON) {
+                // Keep the bytes up to the bad one: the scan stops there with its position.
+                count = count - n + (bad - chunk.startIndex) + 1
+                break
+            }
         }
         return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    /// Bytes no JSON text contains anywhere: control characters (raw, even inside strings),
+    /// except the three whitespace ones, and bytes that never occur in UTF-8.
+    private static func neverInJSON(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0xC0 || byte == 0xC1 || byte >= 0xF5
     }
 
     static func openError(path: String, errno code: Int32) -> StoreError {
         switch code {
         case ENOENT, ENOTDIR: return .missing(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path, reason: "permission denied reading the store")
+        case ELOOP: return .unreadable(path: path, reason: "too many levels of symbolic links")
         default: return .unreadable(path: path, reason: errorText(code))
         }
     }

@@ -9,7 +9,8 @@ struct RequestedIds {
     init(_ ids: [String]) {
         self.ids = ids.map { Array($0.utf8) }
         for (i, id) in self.ids.enumerated() {
-            byHash[RequestedIds.hash(id.withUnsafeBytes { $0 }), default: []].append(i)
+            // The hash is taken inside the closure: the pointer is valid only there.
+            byHash[id.withUnsafeBytes { RequestedIds.hash($0) }, default: []].append(i)
         }
     }
 

@@ -9,50 +9,145 @@ public enum StoreFiles {
     /// The sidecar lock file of a store: `STORE.lock`, never renamed or deleted.
     public static func lockPath(for storePath: String) -> String { storePath + ".lock" }
 
+    /// The file a store path stands for: symbolic links followed (chains, relative targets
+    /// resolved against the link's directory) to the last path, which may not exist yet (a
+    /// dangling link names the file to create). Writes, the lock and the temporary file go
+    /// there, so the link stays a link and every path to one store shares one lock.
+    public static func resolvedPath(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return current }
+            var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = buffer.withUnsafeMutableBytes { readlink(current, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1) }
+            guard n > 0 else { throw StoreError.unreadable(path: path, reason: "cannot read symbolic link \(current): \(errorText(errno))") }
+            let target = String(decoding: buffer[0..<n], as: UTF8.self)
+            current = target.hasPrefix("/") || !current.contains("/") ? target : directory(of: current) + "/" + target
+        }
+        throw StoreError.unreadable(path: path, reason: "too many levels of symbolic links")
+    }
+
     /// Runs `body` holding an exclusive `flock` on the store's sidecar lock, waiting at most
-    /// `timeout` seconds for another writer (then `StoreError.lockTimeout`).
+    /// `timeout` seconds for another writer (then `StoreError.lockTimeout`). `storePath` is a
+    /// resolved path (`resolvedPath`). The lock file is never followed when it is a symbolic
+    /// link (refused); one this call creates gets the store's read/write bits, owner and group
+    /// (so the store's other writers can lock it too), and is removed again when `body` fails:
+    /// a failed command leaves nothing it created. A lock file that existed before stays.
     public static func withLock<T>(storePath: String, timeout: Double, _ body: () throws -> T) throws -> T {
         let lockPath = lockPath(for: storePath)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw writeError(path: storePath, errno: errno, doing: "cannot open lock file \(lockPath)") }
-        defer { close(fd) }
         let deadline = monotonicSeconds() + max(0, timeout)
-        var delay: useconds_t = 1_000
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            guard code == EWOULDBLOCK || code == EINTR else {
-                throw writeError(path: storePath, errno: code, doing: "cannot lock \(lockPath)")
+        while true {
+            let (fd, created) = try openLock(lockPath, storePath: storePath)
+            defer { close(fd) }
+            var delay: useconds_t = 1_000
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let code = errno
+                guard code == EWOULDBLOCK || code == EINTR else {
+                    throw writeError(path: storePath, errno: code, doing: "cannot lock \(lockPath)")
+                }
+                if monotonicSeconds() >= deadline { throw StoreError.lockTimeout(path: storePath, seconds: timeout) }
+                usleep(delay)
+                delay = min(delay * 2, 50_000)
             }
-            if monotonicSeconds() >= deadline { throw StoreError.lockTimeout(path: storePath, seconds: timeout) }
-            usleep(delay)
-            delay = min(delay * 2, 50_000)
+            defer { flock(fd, LOCK_UN) }
+            // A lock file removed (by a writer that created it and failed) while this one
+            // waited locks nothing any more: start again with the file now at the path.
+            guard names(lockPath, fd) else { continue }
+            do {
+                return try body()
+            } catch {
+                if created { unlink(lockPath) }
+                throw error
+            }
         }
-        defer { flock(fd, LOCK_UN) }
-        return try body()
+    }
+
+    /// Opens the lock file, creating it when missing; tells whether this call created it.
+    private static func openLock(_ lockPath: String, storePath: String) throws -> (Int32, Bool) {
+        var store = stat()
+        let storeExists = stat(storePath, &store) == 0
+        // rw bits of the store (at least the owner's), so that whoever may write the store may lock it.
+        let mode: mode_t = storeExists ? (store.st_mode & 0o666) | 0o600 : 0o600
+        while true {
+            var created = false
+            var fd = open(lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            if fd < 0 && errno == ENOENT {
+                fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
+                if fd < 0 && errno == EEXIST { continue }   // another writer created it just now
+                created = fd >= 0
+            }
+            guard fd >= 0 else {
+                let code = errno
+                if code == ELOOP {
+                    throw StoreError.cannotWrite(path: storePath, reason: "lock file \(lockPath) is a symbolic link; refusing to follow it")
+                }
+                throw writeError(path: storePath, errno: code, doing: "cannot open lock file \(lockPath)")
+            }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                close(fd)
+                throw StoreError.cannotWrite(path: storePath, reason: "lock file \(lockPath) is not a regular file; refusing to use it")
+            }
+            if created {
+                // Not narrowed by the umask; owned like the store where that is allowed (root).
+                if storeExists, fchown(fd, store.st_uid, store.st_gid) != 0 {
+                    _ = fchown(fd, uid_t.max, store.st_gid)   // not root: at least the store's group
+                }
+                _ = fchmod(fd, mode)
+            }
+            return (fd, created)
+        }
+    }
+
+    /// Whether `path` (not followed) is the file open as `fd`.
+    private static func names(_ path: String, _ fd: Int32) -> Bool {
+        var there = stat(), open = stat()
+        guard lstat(path, &there) == 0, fstat(fd, &open) == 0 else { return false }
+        return there.st_dev == open.st_dev && there.st_ino == open.st_ino
     }
 
     /// Creates a new store at `path` holding `bytes`, under the store's lock; its directory is
-    /// created (0700) when missing. Never replaces an existing store.
+    /// created (0700) when missing. Never replaces an existing store. A symbolic link is
+    /// followed: through a dangling link, the store is created where the link points.
     public static func createStore(path: String, bytes: [UInt8], lockTimeout: Double) throws {
-        try makeParentDirectory(of: path)
-        try withLock(storePath: path, timeout: lockTimeout) {
-            try create(path: path, bytes: bytes)
+        let target = try resolvedPath(path)
+        try refuseExisting(target, named: path)
+        try makeParentDirectory(of: target)
+        try withLock(storePath: target, timeout: lockTimeout) {
+            try create(path: target, bytes: bytes, named: path)
         }
+    }
+
+    /// What stands at `target` already, said as it is.
+    private static func refuseExisting(_ target: String, named path: String) throws {
+        var info = stat()
+        guard lstat(target, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StoreError.cannotWrite(path: path, reason: "\(target == path ? "it" : target) is a directory, not a store")
+        }
+        throw StoreError.alreadyExists(path: path)
     }
 
     /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600). The file
     /// appears complete or not at all.
-    static func create(path: String, bytes: [UInt8]) throws {
+    static func create(path: String, bytes: [UInt8], named: String? = nil) throws {
         let temp = try TemporaryFile(beside: path, mode: 0o600)
         defer { temp.discard() }
         try bytes.withUnsafeBytes { try temp.write($0) }
         try temp.sync()
+        StoreFiles.pauseForTests("renaming")
         // link() fails when the target exists, so an existing store is never replaced.
-        if link(temp.path, path) != 0 {
-            let code = errno
-            if code == EEXIST { throw StoreError.alreadyExists(path: path) }
-            throw writeError(path: path, errno: code, doing: "cannot create store")
+        try InterruptCleanup.committing {
+            if link(temp.path, path) != 0 {
+                let code = errno
+                if code == EEXIST {
+                    try refuseExisting(path, named: named ?? path)
+                    throw StoreError.alreadyExists(path: named ?? path)
+                }
+                throw writeError(path: path, errno: code, doing: "cannot create store")
+            }
         }
+        StoreFiles.pauseForTests("renamed")
         syncDirectory(of: path)
     }
 
@@ -117,8 +212,11 @@ public enum StoreFiles {
 
     /// Test hook: with `SUBS_TEST_PAUSE_AT=STEP`, the writer sleeps at that step so a test can
     /// kill it exactly there (crash-safety tests). Does nothing otherwise.
+    /// `SUBS_TEST_PAUSE_FOR=SECONDS` makes the pause shorter, so a test can change the store
+    /// meanwhile and watch the writer go on. A signal ends the pause early.
     static func pauseForTests(_ step: String) {
         guard let wanted = getenv("SUBS_TEST_PAUSE_AT").map({ String(cString: $0) }), wanted == step else { return }
-        sleep(30)
+        let seconds = getenv("SUBS_TEST_PAUSE_FOR").flatMap { Double(String(cString: $0)) } ?? 30
+        usleep(useconds_t(max(0, min(seconds, 60)) * 1_000_000))
     }
 }

@@ -26,8 +26,12 @@ struct ScannedStore {
         defer { _ = early?.finish() }
         do {
             try JSON.scan(file.bytes, visitor: &visitor)
+            try file.verifyUnchanged()
         } catch {
+            // The copy ends (its thread holds the temporary file) before the error goes up.
             _ = try? prefix?.finish()
+            // Zeros where a truncation took pages away make a syntax error: say what happened.
+            try file.verifyUnchanged()
             if let error = error as? JSONError { throw StoreError.syntax(path: path, error: error) }
             throw error
         }
@@ -112,6 +116,11 @@ public struct LocalStore: RecordStore {
     public func lookup(_ ids: [String]) throws -> CustomerLookup {
         // Many customers: decode them on another core while the scan goes on.
         let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
+        // Everything decoded below comes from the mapping: a store changed meanwhile is refused.
+        return try store.file.reading { try lookup(ids, in: store) }
+    }
+
+    private func lookup(_ ids: [String], in store: ScannedStore) throws -> CustomerLookup {
         let early = store.index.early?.finish() ?? [:]
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
@@ -150,7 +159,8 @@ public struct LocalStore: RecordStore {
 
     /// Every customer id, in store order (shell completion). The store must be valid JSON.
     public func customerIds() throws -> [String] {
-        try ScannedStore.scan(path: path, ids: [], collectAll: true).index.all.map(\.id)
+        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        return try store.file.reading { store.index.all.map(\.id) }
     }
 
     /// The catalog alone.

@@ -7,6 +7,11 @@ public enum StoreValidator {
     /// for a store that is missing, unreadable or not valid JSON (those stop everything).
     public static func problems(path: String) throws -> [StoreProblem] {
         let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        // A store truncated or rewritten during the checks is refused, not half-reported.
+        return try store.file.reading { try problems(of: store) }
+    }
+
+    private static func problems(of store: ScannedStore) throws -> [StoreProblem] {
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
         let catalog = try store.catalog(into: &decoder)

@@ -4,6 +4,10 @@
 
 import SubsJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct StoreWriter {
     let path: String
     let lockTimeout: Double
@@ -12,72 +16,123 @@ struct StoreWriter {
         if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
             throw ChangeError.expirationNotInFuture(expiration)
         }
+        // A symbolic link is followed to the store it names: that file is locked, read and
+        // replaced, and the link stays a link.
+        let path = try StoreFiles.resolvedPath(self.path)
+        // A dry run only reads: no lock, no file created.
+        if dryRun { return try write(change, to: ids, at: path, now: now, dryRun: true) }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
-            // The new version goes to a temporary file; what comes before the first customer
-            // changed is copied into it while the scan runs. Any refusal below discards it.
-            var temp: TemporaryFile?
+            try write(change, to: ids, at: path, now: now, dryRun: false)
+        }
+    }
+
+    private func write(_ change: CustomerChange, to ids: [String], at path: String, now: Instant,
+                       dryRun: Bool) throws -> ChangeResult {
+        // The new version goes to a temporary file; what comes before the first customer
+        // changed is copied into it while the scan runs. Any refusal below discards it.
+        var temp: TemporaryFile?
+        // Whatever fails, the temporary file goes now: not when its last reference does, which
+        // may be the copying thread's, after the process has exited.
+        do {
             let store = try ScannedStore.scan(path: path, ids: ids, copyPrefix: dryRun ? nil : { mapped in
                 StoreFiles.removeStaleTemporaries(beside: path)
-                let file = try TemporaryFile(beside: path, mode: mapped.mode)
+                let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group))
                 temp = file
                 return PrefixCopier(file: mapped, temp: file)
             })
-            let copied = try store.index.prefix?.finish() ?? 0
-            var problems = store.topLevelProblems()
-            var decoder = RecordDecoder()
-            let catalog = try store.catalog(into: &decoder)
-            problems += decoder.problems
-            guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
-
-            let known = catalog.entitlementIds
-            guard known.contains(change.entitlement) else {
-                throw ChangeError.unknownEntitlement(change.entitlement,
-                                                     suggestion: EditDistance.closest(to: change.entitlement, among: known))
+            defer { _ = try? store.index.prefix?.finish() }
+            // Everything below reads the mapping: a store changed meanwhile is refused.
+            return try store.file.reading {
+                try rewrite(change, to: ids, in: store, temp: temp, now: now)
             }
-
-            var edits: [Splice] = []
-            var changed: [ChangedCustomer] = []
-            var missing: [String] = []
-            var nothingToRevoke: [String] = []
-            var seen: Set<Int> = []
-            var created: [(id: String, value: JSONValue)] = []
-            for (i, id) in ids.enumerated() {
-                guard let span = try store.customerSpan(forRequest: i, id: id) else {
-                    guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
-                    if created.contains(where: { $0.id == id }) { continue }
-                    var record = CustomerRecord(id: id, firstSeen: now)
-                    var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
-                    let grants = applyChange(change, to: &record, json: &value, now: now)
-                    created.append((id, .object(value)))
-                    changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: true))
-                    continue
-                }
-                guard seen.insert(span.keyOffset).inserted else { continue }
-                var customerDecoder = RecordDecoder()
-                let json = try store.value(span.range)
-                guard var record = customerDecoder.customer(id: span.id, json, catalog: catalog,
-                                                            path: JSONPath.member("customers", span.id)),
-                      customerDecoder.problems.isEmpty, var object = json.objectValue else {
-                    throw StoreError.invalid(path: path, problems: customerDecoder.problems)
-                }
-                let grants = applyChange(change, to: &record, json: &object, now: now)
-                if grants.isEmpty { nothingToRevoke.append(span.id); continue }
-                changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: false))
-                edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
-            }
-            guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
-            guard nothingToRevoke.isEmpty else {
-                throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
-            }
-            if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
-            if let temp {
-                store.file.restartRelease()
-                try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
-                                 written: { store.file.release(upTo: $0) })
-                try temp.commit(over: path)
-            }
-            return ChangeResult(catalog: catalog, customers: changed)
+        } catch {
+            temp?.discard()
+            throw error
         }
+    }
+
+    private func rewrite(_ change: CustomerChange, to ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+                         now: Instant) throws -> ChangeResult {
+        let path = store.path
+        let copied = try store.index.prefix?.finish() ?? 0
+        var problems = store.topLevelProblems()
+        var decoder = RecordDecoder()
+        let catalog = try store.catalog(into: &decoder)
+        problems += decoder.problems
+        guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
+
+        let known = catalog.entitlementIds
+        guard known.contains(change.entitlement) else {
+            throw ChangeError.unknownEntitlement(change.entitlement,
+                                                 suggestion: EditDistance.closest(to: change.entitlement, among: known))
+        }
+
+        var edits: [Splice] = []
+        var changed: [ChangedCustomer] = []
+        var missing: [String] = []
+        var nothingToRevoke: [String] = []
+        var seen: Set<Int> = []
+        var created: [(id: String, value: JSONValue)] = []
+        for (i, id) in ids.enumerated() {
+            guard let span = try store.customerSpan(forRequest: i, id: id) else {
+                guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
+                if created.contains(where: { $0.id == id }) { continue }
+                var record = CustomerRecord(id: id, firstSeen: now)
+                var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
+                let grants = applyChange(change, to: &record, json: &value, now: now)
+                created.append((id, .object(value)))
+                changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: true))
+                continue
+            }
+            guard seen.insert(span.keyOffset).inserted else { continue }
+            var customerDecoder = RecordDecoder()
+            let json = try store.value(span.range)
+            guard var record = customerDecoder.customer(id: span.id, json, catalog: catalog,
+                                                        path: JSONPath.member("customers", span.id)),
+                  customerDecoder.problems.isEmpty, var object = json.objectValue else {
+                throw StoreError.invalid(path: path, problems: customerDecoder.problems)
+            }
+            let grants = applyChange(change, to: &record, json: &object, now: now)
+            if grants.isEmpty { nothingToRevoke.append(span.id); continue }
+            changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: false))
+            edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
+        }
+        guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
+        guard nothingToRevoke.isEmpty else {
+            throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
+        }
+        if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
+        if usesCRLF(store.bytes) { edits = edits.map(withCRLF) }
+        if let temp {
+            store.file.restartRelease()
+            try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
+                             written: { store.file.release(upTo: $0) })
+            // Rewritten in place or replaced by someone else since it was read: the new
+            // version would undo their change. Refused, nothing written.
+            try temp.commit(over: path) {
+                guard store.file.isUnchanged, store.file.isStill(at: path) else { throw store.file.changedError }
+            }
+        }
+        return ChangeResult(catalog: catalog, customers: changed)
+    }
+
+    /// Whether the store ends its lines with CRLF (its first line break tells).
+    private func usesCRLF(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress, let lf = memchr(base, 0x0A, bytes.count) else { return false }
+        let offset = UnsafeRawPointer(lf) - base
+        return offset > 0 && bytes[offset - 1] == 0x0D
+    }
+
+    /// The edit with its line breaks written as CRLF, like the rest of the store. (A bare LF
+    /// in serialised JSON is always a line break: inside strings it is escaped.)
+    private func withCRLF(_ edit: Splice) -> Splice {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(edit.bytes.count + edit.bytes.count / 16)
+        for (i, byte) in edit.bytes.enumerated() {
+            if byte == 0x0A, i == 0 || edit.bytes[i - 1] != 0x0D { bytes.append(0x0D) }
+            bytes.append(byte)
+        }
+        return Splice(range: edit.range, bytes: bytes)
     }
 
     /// Applies the change to the record and to its JSON object alike (the object keeps every

@@ -14,8 +14,10 @@ final class TemporaryFile {
     private var size = 0
     private var flushRequested = 0
 
-    /// Creates `.STORE.tmp-XXXXXX` in the store's directory with `mode`.
-    init(beside store: String, mode: mode_t) throws {
+    /// Creates `.STORE.tmp-XXXXXX` in the store's directory with `mode`, owned by `owner` when
+    /// given (a rewrite keeps the store's owner and group: as root, or the group alone when the
+    /// writer belongs to it; otherwise the file is the writer's, as any new file is).
+    init(beside store: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
         self.store = store
         let template = StoreFiles.directory(of: store) + "/." + StoreFiles.baseName(of: store) + ".tmp-XXXXXX"
         var name = Array(template.utf8CString)
@@ -23,6 +25,10 @@ final class TemporaryFile {
         guard fd >= 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot create a temporary file") }
         path = String(cString: name)
         InterruptCleanup.remember(path)
+        if let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(fd, owner.uid, owner.gid) != 0 {
+            _ = fchown(fd, uid_t.max, owner.gid)
+        }
+        // After fchown, which clears set-id bits.
         guard fchmod(fd, mode) == 0 else {
             let code = errno
             discard()
@@ -62,14 +68,18 @@ final class TemporaryFile {
     }
 
     /// Syncs, then renames the file over `target` and syncs the directory: readers see the old
-    /// store or the new one, never a mix.
-    func commit(over target: String) throws {
+    /// store or the new one, never a mix. `verify` runs last before the rename (the store must
+    /// still be the one this version was made from); if it throws, nothing is replaced.
+    func commit(over target: String, verify: () throws -> Void = {}) throws {
         try sync()
         StoreFiles.pauseForTests("renaming")
-        guard rename(path, target) == 0 else {
-            throw StoreFiles.writeError(path: target, errno: errno, doing: "cannot replace store")
+        try verify()
+        try InterruptCleanup.committing {
+            guard rename(path, target) == 0 else {
+                throw StoreFiles.writeError(path: target, errno: errno, doing: "cannot replace store")
+            }
+            committed = true
         }
-        committed = true
         InterruptCleanup.forget()
         StoreFiles.pauseForTests("renamed")
         StoreFiles.syncDirectory(of: target)
