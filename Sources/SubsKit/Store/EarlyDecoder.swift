@@ -6,7 +6,8 @@
 import Foundation
 import SubsJSON
 
-final class EarlyDecoder {
+// Shared with one helper thread: its queue and results are guarded by `condition`; the catalog is set before the helper starts.
+final class EarlyDecoder: @unchecked Sendable {
     private let file: MappedFile
     private var catalog: Catalog?
     private var submitted: Set<Int> = []

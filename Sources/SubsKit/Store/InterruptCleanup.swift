@@ -12,9 +12,11 @@ import Glibc
 public enum InterruptCleanup {
     private static let capacity = 4096
     /// Everything the handler touches, allocated by `prepare()` before any handler exists.
-    private static var path: UnsafeMutablePointer<CChar>?
-    private static var decision: UnsafeMutablePointer<pthread_spinlock_t>?
-    private static var committed: UnsafeMutablePointer<Int>?
+    /// Shared with a signal handler, which no isolation can describe: written once by
+    /// `prepare()`, then only through the spinlock and word-sized stores.
+    nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var decision: UnsafeMutablePointer<pthread_spinlock_t>?
+    nonisolated(unsafe) private static var committed: UnsafeMutablePointer<Int>?
 
     /// Sets up what `interrupt()` uses. Call once, before installing the SIGINT handler.
     public static func prepare() {

@@ -16,12 +16,13 @@ enum MappingFaults {
     private static let slots = 64
     /// Per slot: start address, end address, faulted flag. Written under `lock` outside the
     /// handler; the handler only reads the addresses and sets the flag (aligned word accesses).
-    private static let table: UnsafeMutablePointer<Int> = {
+    // Shared with the SIGBUS handler (see above): no isolation can describe that.
+    nonisolated(unsafe) private static let table: UnsafeMutablePointer<Int> = {
         let table = UnsafeMutablePointer<Int>.allocate(capacity: slots * 3)
         table.initialize(repeating: 0, count: slots * 3)
         return table
     }()
-    private static let previous: UnsafeMutablePointer<sigaction> = {
+    nonisolated(unsafe) private static let previous: UnsafeMutablePointer<sigaction> = {
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
         previous.initialize(to: sigaction())
         return previous

@@ -4,7 +4,8 @@
 
 import Foundation
 
-final class PrefixCopier {
+// Shared with one helper thread: `safeEnd` and `stopping` are guarded by `condition`; the rest belongs to the copying thread until `finish()`.
+final class PrefixCopier: @unchecked Sendable {
     private let file: MappedFile
     private let temp: TemporaryFile
     private let condition = NSCondition()
