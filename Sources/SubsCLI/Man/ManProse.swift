@@ -168,7 +168,7 @@ enum ManProse {
 
     static let files: [(String, String)] = [
         ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
-        ("STORE.lock", "Sidecar lock file next to the store, held by every write; never renamed or deleted."),
+        ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with the store's read/write bits, refused when it is a symbolic link. A failed write removes a lock file it created itself."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
         ("$XDG_CACHE_HOME/subs/", "Cached remote answers, files with mode 0600, never holding credentials."),
     ]
@@ -179,7 +179,7 @@ enum ManProse {
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
         (64, "Usage error: unknown option or command, bad value, missing argument."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input."),
-        (66, "The store file does not exist or cannot be read."),
+        (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
         (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, serve and --remote, which are not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
@@ -188,7 +188,7 @@ enum ManProse {
         (76, "Remote protocol error: an answer that is not what the API defines."),
         (77, "Permission denied: HTTP 401 or 403, or a file permission."),
         (78, "Configuration error: a bad config file or environment variable."),
-        (130, "Interrupted by SIGINT."),
+        (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
         (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]
 
