@@ -84,7 +84,7 @@ extension Context {
                 err.write(text)
                 err.flush()
             },
-            readIn: { readAll(fd: 0) },
+            readIn: { readAll(fd: 0)?.bytes },
             environment: environmentWithHome(ProcessInfo.processInfo.environment),
             clock: SystemClock(),
             stdoutIsTerminal: isatty(1) == 1,
@@ -109,16 +109,11 @@ func queryTerminalWidth(fd: Int32) -> Int? {
 }
 
 /// Reads to the end, or until `limit` bytes were read.
-func readAll(fd: Int32, limit: Int = .max) -> [UInt8]? {
-    var result: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while result.count < limit {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - result.count)) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
-        if n == 0 { return result }
-        result.append(contentsOf: chunk[0..<n])
-    }
-    return result
+/// All of `fd`, at most `limit` bytes (`truncated`: there was more); nil when it cannot be read.
+func readAll(fd: Int32, limit: Int = .max - 1) -> (bytes: [UInt8], truncated: Bool)? {
+    guard let read = try? readStream(fd, limit: limit) else { return nil }
+    defer { read.bytes.deallocate() }
+    return (Array(read.bytes), read.truncated)
 }
 
 /// The environment, with HOME taken from the password database when it is unset or empty, so

@@ -52,7 +52,7 @@ final class RevokeFutureGrantTests: XCTestCase {
         let record = try XCTUnwrap(try store.lookup(["alice"]).records.first ?? nil)
         XCTAssertEqual(record.grants.map(\.revokedAt), [now, nil])
         // The scheduled grant still gives access in its own time.
-        let august = EntitlementRules.evaluate(record, catalog: try store.catalog(), at: at("2026-08-15"))
+        let august = EntitlementRules.evaluate(record, catalog: try store.lookup([]).catalog, at: at("2026-08-15"))
         XCTAssertEqual(august.first?.isActive, true)
         XCTAssertEqual(august.first?.grantId, "g2")
         _ = _dir

@@ -54,10 +54,10 @@ struct ConfigFile {
         defer { close(fd) }
         // O_NONBLOCK only keeps open() from waiting on a FIFO with no writer; reads block again.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        guard let bytes = readAll(fd: fd, limit: sizeLimit + 1) else {
+        guard let (bytes, tooLarge) = readAll(fd: fd, limit: sizeLimit) else {
             throw Unreadable(message: "\(shownPath): cannot read config file: \(String(cString: strerror(errno)))")
         }
-        if bytes.count > sizeLimit {
+        if tooLarge {
             throw ConfigError("\(shownPath): config file is too large (more than \(sizeLimit / 1024) KiB)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

@@ -14,8 +14,6 @@ public enum CustomerChange: Sendable, Equatable {
 }
 
 public struct ChangedCustomer: Sendable {
-    /// The id or alias the command named.
-    public var requestedId: String
     /// The record after the change.
     public var record: CustomerRecord
     /// The grant records written (grant) or revoked (revoke), as they now stand.

@@ -12,8 +12,7 @@ final class EarlyDecoder: @unchecked Sendable {
     private var catalog: Catalog?
     private var submitted: Set<Int> = []
     private let condition = NSCondition()
-    private let helperDone = DispatchSemaphore(value: 0)
-    private var helperStarted = false
+    private var helper: WorkerThread?
     // Guarded by `condition`:
     private var work: [CustomerSpan] = []
     private var next = 0
@@ -41,12 +40,8 @@ final class EarlyDecoder: @unchecked Sendable {
         work.append(span)
         condition.signal()
         condition.unlock()
-        if !helperStarted {
-            helperStarted = true
-            Thread.detachNewThread { [self] in
-                drain(waitForScan: true)
-                helperDone.signal()
-            }
+        if helper == nil {
+            helper = WorkerThread { [self] in drain(waitForScan: true) }
         }
     }
 
@@ -59,7 +54,7 @@ final class EarlyDecoder: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         drain(waitForScan: false)
-        if helperStarted { helperDone.wait() }
+        helper?.join()
         result = decoded
         return decoded
     }

@@ -9,7 +9,7 @@ final class PrefixCopier: @unchecked Sendable {
     private let file: MappedFile
     private let temp: TemporaryFile
     private let condition = NSCondition()
-    private let done = DispatchSemaphore(value: 0)
+    private var worker: WorkerThread?
     // Guarded by `condition`:
     private var safeEnd = 0
     private var stopping = false
@@ -21,7 +21,7 @@ final class PrefixCopier: @unchecked Sendable {
     init(file: MappedFile, temp: TemporaryFile) {
         self.file = file
         self.temp = temp
-        DispatchQueue.global().async { self.run() }
+        worker = WorkerThread { [self] in run() }
     }
 
     /// The bytes before `offset` will not change: they may be copied.
@@ -42,14 +42,13 @@ final class PrefixCopier: @unchecked Sendable {
         stopping = true
         condition.signal()
         condition.unlock()
-        done.wait()
+        worker?.join()
         let result: Result<Int, Error> = failure.map { .failure($0) } ?? .success(copied)
         finished = result
         return try result.get()
     }
 
     private func run() {
-        defer { done.signal() }
         while true {
             condition.lock()
             while safeEnd == copied && !stopping { condition.wait() }

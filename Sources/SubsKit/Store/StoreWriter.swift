@@ -81,7 +81,7 @@ struct StoreWriter {
                 var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
                 let grants = applyChange(change, to: &record, json: &value, now: now)
                 created.append((id, .object(value)))
-                changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: true))
+                changed.append(ChangedCustomer(record: record, grants: grants, created: true))
                 continue
             }
             guard seen.insert(span.keyOffset).inserted else { continue }
@@ -94,7 +94,7 @@ struct StoreWriter {
             }
             let grants = applyChange(change, to: &record, json: &object, now: now)
             if grants.isEmpty { nothingToRevoke.append(span.id); continue }
-            changed.append(ChangedCustomer(requestedId: id, record: record, grants: grants, created: false))
+            changed.append(ChangedCustomer(record: record, grants: grants, created: false))
             edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
         }
         guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
@@ -183,12 +183,5 @@ struct StoreWriter {
         var n = record.grants.count + 1
         while taken.contains("grant-\(n)") { n += 1 }
         return "grant-\(n)"
-    }
-}
-
-extension LocalStore {
-    /// Applies a grant or revoke to every customer named (one atomic write), or to none.
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
-        try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
     }
 }

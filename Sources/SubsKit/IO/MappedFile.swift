@@ -153,36 +153,17 @@ final class MappedFile {
     /// and CR; a byte never found in UTF-8), so that the scan reports it there: `/dev/zero`
     /// and `/dev/urandom` stop at once. A stream longer than `limit` is refused.
     static func readStream(fd: Int32, path: String, limit: Int = streamLimit) throws -> UnsafeMutableRawBufferPointer {
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        var count = 0
-        while true {
-            if count == buffer.count {
-                guard count < limit else {
-                    buffer.deallocate()
-                    throw StoreError.unreadable(path: path, reason: "longer than \(limit >> 20) MiB, the most subs reads from a pipe or device")
-                }
-                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(buffer.count * 2, limit), alignment: 16)
-                bigger.copyMemory(from: UnsafeRawBufferPointer(buffer))
-                buffer.deallocate()
-                buffer = bigger
-            }
-            let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                buffer.deallocate()
-                throw StoreError.unreadable(path: path, reason: errorText(code))
-            }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[count..<(count + n)])
-            count += n
-            if let bad = chunk.firstIndex(where: neverInJSON) {
-                // Keep the bytes up to the bad one: the scan stops there with its position.
-                count = count - n + (bad - chunk.startIndex) + 1
-                break
-            }
+        let read: StreamRead
+        do {
+            read = try SubsKit.readStream(fd, limit: limit, stopAfter: neverInJSON)
+        } catch let error as StreamReadError {
+            throw StoreError.unreadable(path: path, reason: errorText(error.code))
         }
-        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+        guard !read.truncated else {
+            read.bytes.deallocate()
+            throw StoreError.unreadable(path: path, reason: "longer than \(limit >> 20) MiB, the most subs reads from a pipe or device")
+        }
+        return read.bytes
     }
 
     /// Bytes no JSON text contains anywhere: control characters (raw, even inside strings),

@@ -1,0 +1,73 @@
+// The local JSON store: reads (one strict scan, then only the catalog and the customers asked
+// for) and writes (StoreWriter), as records for `RecordSource`.
+
+import SubsJSON
+
+/// The local JSON store: records for `RecordSource`.
+public struct LocalStore: RecordStore {
+    public let path: String
+    /// Seconds a write waits for another writer's lock (SUBS_LOCK_TIMEOUT).
+    public let lockTimeout: Double
+
+    public init(path: String, lockTimeout: Double = 10) {
+        self.path = path
+        self.lockTimeout = lockTimeout
+    }
+
+    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+        // Many customers: decode them on another core while the scan goes on.
+        let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
+        // Everything decoded below comes from the mapping: a store changed meanwhile is refused.
+        return try store.file.reading { try lookup(ids, in: store) }
+    }
+
+    private func lookup(_ ids: [String], in store: ScannedStore) throws -> CustomerLookup {
+        let early = store.index.early?.finish() ?? [:]
+        var problems = store.topLevelProblems()
+        var decoder = RecordDecoder()
+        let catalog = try store.catalog(into: &decoder)
+        problems += decoder.problems
+        guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
+
+        // Which customer each id names (a customer named twice, by id and alias, is read once),
+        // then each of them decoded — on all cores when there are many.
+        var spans: [CustomerSpan] = []
+        var slot: [Int: Int] = [:]   // key offset → index in spans
+        var slots: [Int?] = []
+        for (i, id) in ids.enumerated() {
+            guard let span = try store.customerSpan(forRequest: i, id: id) else {
+                slots.append(nil)
+                continue
+            }
+            if slot[span.keyOffset] == nil {
+                slot[span.keyOffset] = spans.count
+                spans.append(span)
+            }
+            slots.append(slot[span.keyOffset])
+        }
+        let decoded = try spans.concurrentMap { span -> CustomerRecord in
+            if let record = early[span.keyOffset] { return record }
+            var customerDecoder = RecordDecoder()
+            let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
+            guard customerDecoder.problems.isEmpty, let record else {
+                throw StoreError.invalid(path: path, problems: customerDecoder.problems)
+            }
+            return record
+        }
+        let records = slots.map { $0.map { decoded[$0] } }
+        return CustomerLookup(catalog: catalog, records: records)
+    }
+
+    /// Every customer id, in store order (shell completion). The store must be valid JSON.
+    public func customerIds() throws -> [String] {
+        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        return try store.file.reading { store.index.all.map(\.id) }
+    }
+}
+
+extension LocalStore {
+    /// Applies a grant or revoke to every customer named (one atomic write), or to none.
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+        try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
+    }
+}
