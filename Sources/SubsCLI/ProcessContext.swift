@@ -52,7 +52,7 @@ private final class OutputBuffer: @unchecked Sendable {
         switch failure {
         case nil: return .delivered
         case EPIPE?: return .closedPipe
-        case let err?: return .failed(String(cString: strerror(err)))
+        case let err?: return .failed(errorText(err))
         }
     }
 }

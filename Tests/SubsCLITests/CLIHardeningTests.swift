@@ -297,7 +297,7 @@ final class CLIHardeningTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir.path + "/xdg/subs/config", withIntermediateDirectories: true)
         let result = runCLI(["--store", store, "check", "alice"], env: ["XDG_CONFIG_HOME": dir.path + "/xdg"])
         XCTAssertEqual(result.status, .success, result.stderr)
-        XCTAssertTrue(result.stderr.hasPrefix("subs: warning: \(dir.path)/xdg/subs/config: cannot read config file: Is a directory"),
+        XCTAssertTrue(result.stderr.hasPrefix("subs: warning: \(dir.path)/xdg/subs/config: cannot read config file: is a directory"),
                       result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("alice"))
         // The same under HOME, and with HOME's .config not a directory.

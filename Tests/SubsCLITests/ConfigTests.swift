@@ -126,9 +126,9 @@ final class ConfigTests: XCTestCase {
     func testExplicitConfigFileMissingIsExit78ButTheDefaultMayBeMissing() throws {
         let missing = directory + "/nope/config"
         XCTAssertEqual(configError(["--config", missing, "check", "a"], environment: [:]),
-                       "\(missing): cannot read config file: No such file or directory")
+                       "\(missing): cannot read config file: no such file or directory")
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_CONFIG": missing]),
-                       "\(missing): cannot read config file: No such file or directory")
+                       "\(missing): cannot read config file: no such file or directory")
         XCTAssertNoThrow(try invocation(["check", "a"], environment: ["XDG_CONFIG_HOME": directory + "/nope"]))
         // A directory where the file should be cannot be read either.
         XCTAssertNotNil(configError(["check", "a"], environment: ["SUBS_CONFIG": directory]))

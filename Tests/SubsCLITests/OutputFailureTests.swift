@@ -55,7 +55,7 @@ final class OutputFailureTests: XCTestCase {
             let outcome = try run(arguments, stdout: full)
             XCTAssertEqual(outcome.reason, .exit, "\(arguments)")
             XCTAssertEqual(outcome.status, 74, "\(arguments)")
-            XCTAssertEqual(outcome.stderr, "subs: error: cannot write standard output: No space left on device\n", "\(arguments)")
+            XCTAssertEqual(outcome.stderr, "subs: error: cannot write standard output: no space left on device\n", "\(arguments)")
         }
     }
 
@@ -64,7 +64,7 @@ final class OutputFailureTests: XCTestCase {
         let dir = TempDir()
         let input = dir.write("ids", Array(repeating: "alice\ncarol\n", count: 400).joined())
         let result = try shell("'\(Binary.url.path)' --store '\(small)' check - --json < '\(input)' > /dev/full; echo \"status $?\" >&2")
-        XCTAssertEqual(result.stderr, "subs: error: cannot write standard output: No space left on device\nstatus 74\n")
+        XCTAssertEqual(result.stderr, "subs: error: cannot write standard output: no space left on device\nstatus 74\n")
     }
 
     func testQuietPrintsNothingSoNothingFails() throws {

@@ -49,13 +49,13 @@ struct ConfigFile {
         if fd < 0 {
             let err = errno
             if err == ENOENT && !explicit { return nil }
-            throw Unreadable(message: "\(shownPath): cannot read config file: \(String(cString: strerror(err)))")
+            throw Unreadable(message: "\(shownPath): cannot read config file: \(errorText(err))")
         }
         defer { close(fd) }
         // O_NONBLOCK only keeps open() from waiting on a FIFO with no writer; reads block again.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         guard let (bytes, tooLarge) = readAll(fd: fd, limit: sizeLimit) else {
-            throw Unreadable(message: "\(shownPath): cannot read config file: \(String(cString: strerror(errno)))")
+            throw Unreadable(message: "\(shownPath): cannot read config file: \(errorText(errno))")
         }
         if tooLarge {
             throw ConfigError("\(shownPath): config file is too large (more than \(sizeLimit / 1024) KiB)")

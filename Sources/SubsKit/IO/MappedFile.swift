@@ -182,6 +182,7 @@ final class MappedFile {
     }
 }
 
-func errorText(_ code: Int32) -> String {
+/// strerror in the lowercase of our messages ("no space left on device").
+public func errorText(_ code: Int32) -> String {
     String(cString: strerror(code)).lowercased()
 }
