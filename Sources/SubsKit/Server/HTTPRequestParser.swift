@@ -94,7 +94,7 @@ public struct HTTPRequestParser: Sendable {
         if bodyLength == nil {
             guard try scanHead() else { return nil }
         }
-        guard let length = bodyLength, var head = pending else { return nil }
+        guard let length = bodyLength, let head = pending else { return nil }
         guard buffer.count - start >= length else { return nil }
         let body = Array(buffer[start..<start + length])
         start += length

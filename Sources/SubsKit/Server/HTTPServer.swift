@@ -261,6 +261,9 @@ public final class HTTPServer: @unchecked Sendable {
         if listening { close(listenFD) }
         condition.lock()
         loopFinished = true
+        // Handed back between the last turn and now: nobody else will close these.
+        for (connection, _) in returned { close(connection.fd) }
+        returned.removeAll()
         condition.broadcast()
         condition.unlock()
     }
