@@ -1,0 +1,125 @@
+// A response as a handler returns it, the JSON error shape of the subs REST API, and the bytes
+// the engine writes (status line, Date, Content-Length, Connection always set by the engine).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubsJSON
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Headers of the handler's choosing; `Date`, `Content-Length`, `Connection` and
+    /// `Transfer-Encoding` are the engine's and ignored here.
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    /// Close the connection after this response even if the client would keep it open.
+    public var closeConnection = false
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON body written with SubsJSON's writer, `Content-Type: application/json`.
+    public static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        var body = Array(JSONWriter.compact(value).utf8)
+        body.append(0x0A)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+
+    /// `{"error": {"code": CODE, "message": MESSAGE}}`; `allow` adds the `Allow` header a 405 needs.
+    public static func error(status: Int, code: String, message: String, allow: [String]? = nil) -> HTTPResponse {
+        let value = JSONValue.object(JSONObject([
+            ("error", .object(JSONObject([("code", .string(code)), ("message", .string(message))]))),
+        ]))
+        var headers: [(String, String)] = []
+        if let allow { headers.append(("Allow", allow.joined(separator: ", "))) }
+        return json(value, status: status, headers: headers)
+    }
+
+    public static func invalidRequest(_ message: String) -> HTTPResponse { error(status: 400, code: "invalid_request", message: message) }
+    public static func notFound(_ message: String = "no such resource") -> HTTPResponse { error(status: 404, code: "not_found", message: message) }
+    public static func methodNotAllowed(allow: [String]) -> HTTPResponse {
+        error(status: 405, code: "method_not_allowed", message: "method not allowed (allowed: \(allow.joined(separator: ", ")))", allow: allow)
+    }
+    public static func internalError(_ message: String = "internal error") -> HTTPResponse { error(status: 500, code: "internal", message: message) }
+
+    static func from(_ failure: HTTPParseError) -> HTTPResponse {
+        error(status: failure.status, code: failure.code, message: failure.message)
+    }
+
+    /// The bytes on the wire. A handler header whose name is not a token or whose value holds
+    /// CR, LF or another control character is never written (response splitting): the answer
+    /// becomes a 500 instead.
+    func serialized(keepAlive: Bool, headOnly: Bool, date: String) -> [UInt8] {
+        let safe = headers.allSatisfy { HTTPResponse.isSafeHeader(name: $0.0, value: $0.1) }
+            && (100...999).contains(status)
+        if !safe {
+            var replacement = HTTPResponse.internalError("the handler produced an invalid response header")
+            replacement.closeConnection = closeConnection
+            return replacement.serialized(keepAlive: keepAlive, headOnly: headOnly, date: date)
+        }
+        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
+        head += "Date: \(date)\r\n"
+        let engineOwned: Set<String> = ["date", "content-length", "connection", "transfer-encoding"]
+        for (name, value) in headers where !engineOwned.contains(name.lowercasedASCII) {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\n"
+        head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        var out = Array(head.utf8)
+        if !headOnly { out.append(contentsOf: body) }
+        return out
+    }
+
+    static func isSafeHeader(name: String, value: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
+            && value.utf8.allSatisfy { ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: return "Continue"
+        case 200: return "OK"
+        case 201: return "Created"
+        case 202: return "Accepted"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 411: return "Length Required"
+        case 413: return "Content Too Large"
+        case 417: return "Expectation Failed"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 503: return "Service Unavailable"
+        case 505: return "HTTP Version Not Supported"
+        default: return "Status \(status)"
+        }
+    }
+}
+
+/// RFC 9110 5.6.7 IMF-fixdate of a POSIX time: `Sun, 06 Nov 1994 08:49:37 GMT`.
+public func imfFixdate(_ seconds: Int) -> String {
+    var t = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&t, &parts)
+    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    var year = String(parts.tm_year + 1900)
+    while year.count < 4 { year = "0" + year }
+    return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(year) "
+        + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+}
