@@ -24,11 +24,15 @@ public struct Context {
     public var rawArguments: [[UInt8]]?
     /// Replaces the source the options name (tests put a scripted source behind the seam).
     public var sourceOverride: (@Sendable () throws -> CustomerSource)?
+    /// `subs serve` blocks here until it should stop (SIGINT or SIGTERM for the real process);
+    /// `serving` is called with the bound port first.
+    public var waitForStop: (_ serving: Int) -> Void = { _ in }
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readIn: @escaping () -> [UInt8]?, environment: [String: String], clock: any Clock,
                 stdoutIsTerminal: Bool, terminalWidth: Int? = nil,
-                finishOut: @escaping () -> OutputDelivery = { .delivered }, rawArguments: [[UInt8]]? = nil) {
+                finishOut: @escaping () -> OutputDelivery = { .delivered }, rawArguments: [[UInt8]]? = nil,
+                waitForStop: @escaping (_ serving: Int) -> Void = { _ in }) {
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.readIn = readIn
@@ -38,6 +42,7 @@ public struct Context {
         self.terminalWidth = terminalWidth
         self.finishOut = finishOut
         self.rawArguments = rawArguments
+        self.waitForStop = waitForStop
     }
 
     /// Width for tables and help: COLUMNS, else the terminal's width, else 80.

@@ -90,7 +90,30 @@ extension Context {
             stdoutIsTerminal: isatty(1) == 1,
             terminalWidth: queryTerminalWidth(fd: 1),
             finishOut: { standardOutput.finish() },
-            rawArguments: rawArgumentBytes())
+            rawArguments: rawArgumentBytes(),
+            waitForStop: { _ in StopSignal.wait() })
+    }
+}
+
+/// SIGINT and SIGTERM for `subs serve`: the handlers only write a byte to a pipe (async-signal-
+/// safe, whichever thread gets the signal); the main thread waits on the pipe, then stops the
+/// server cleanly.
+enum StopSignal {
+    /// The pipe's write end: a plain word the handler reads, set before any handler exists.
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+
+    static func wait() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        writeEnd = ends[1]
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            var byte: UInt8 = 1
+            _ = write(StopSignal.writeEnd, &byte, 1)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+        var byte: UInt8 = 0
+        while read(ends[0], &byte, 1) < 0 && errno == EINTR {}
     }
 }
 

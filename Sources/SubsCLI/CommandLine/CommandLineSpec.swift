@@ -76,7 +76,7 @@ public enum CommandLineSpec {
         static let demo = OptionSpec("demo", help: "Fill it with demo customers")
         static let listen = OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
                                        defaultValue: "127.0.0.1:8787", help: "Address to listen on")
-        static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH", environment: "SUBS_SERVER_TOKEN",
+        static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
                                           help: "File holding the bearer token clients must send")
     }
 
@@ -130,8 +130,11 @@ public enum CommandLineSpec {
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
                     examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
-                    discussion: "Not available yet in this version: it answers exit 69. When it lands it binds "
-                        + "127.0.0.1 by default and refuses a non-loopback address without a token.",
+                    discussion: "Serves GET /v1/customers/ID, POST /v1/customers/ID/grants, "
+                        + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
+                        + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
+                        + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "
+                        + "on stderr; SIGINT or SIGTERM stop it after the requests in flight.",
                     options: [Options.listen, Options.tokenFile],
                     examples: [Example("subs serve --listen 127.0.0.1:8787 --token-file token.txt",
                                        "Serve the store to subs --remote clients")]),

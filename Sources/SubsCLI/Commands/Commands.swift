@@ -14,8 +14,7 @@ public enum Commands {
             case .storeValidate: return try StoreCommands.validate(invocation, context)
             case .grant, .revoke: return try GrantCommand.run(invocation, context)
             case .complete: return CompleteCommand.run(invocation, context)
-            case .serve:
-                throw CommandFailure(.unavailable, "serve is not available yet in this version of subs")
+            case .serve: return try ServeCommand.run(invocation, context)
             case .completion: return CompletionCommand.run(invocation, context: context)
             case .help:
                 // Answered by CLI before commands run.

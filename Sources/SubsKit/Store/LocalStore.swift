@@ -58,6 +58,19 @@ public struct LocalStore: RecordStore {
         return CustomerLookup(catalog: catalog, records: records)
     }
 
+    /// What the subs REST API answers for `id` (an id or alias): the customer's canonical id, its
+    /// record exactly as stored (unknown fields included) and the catalog as stored — both
+    /// checked like every read. nil when no customer has that id or alias.
+    public func storedRecord(_ id: String) throws -> StoredRecord? {
+        let store = try ScannedStore.scan(path: path, ids: [id])
+        return try store.file.reading { () throws -> StoredRecord? in
+            let lookup = try lookup([id], in: store)
+            guard lookup.records.first ?? nil != nil, let span = try store.customerSpan(forRequest: 0, id: id),
+                  let products = store.index.products else { return nil }
+            return StoredRecord(id: span.id, record: try store.value(span.range), products: try store.value(products))
+        }
+    }
+
     /// Every customer id, in store order (shell completion). The store must be valid JSON.
     public func customerIds() throws -> [String] {
         let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
@@ -70,4 +83,11 @@ extension LocalStore {
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
     }
+}
+
+/// A customer as the store holds it, with the catalog (the subs REST API's GET answer).
+public struct StoredRecord: Sendable {
+    public var id: String
+    public var record: JSONValue
+    public var products: JSONValue
 }

@@ -1,0 +1,77 @@
+// `subs serve`: the local store over the subs REST API (SPEC section 6), on our own HTTP/1.1
+// server. One log line per request on stderr; SIGINT/SIGTERM stop it after the requests in flight.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SubsKit
+
+enum ServeCommand {
+    private typealias Options = CommandLineSpec.Options
+
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        let (host, port) = invocation.hostPort(Options.listen) ?? ("127.0.0.1", 8787)
+        let token = try serverToken(invocation, context)
+        if token == nil, !HTTPServer.isLoopback(host: host) {
+            throw UsageError("serve: listening on \(Terminal.quoted(host)) needs a token (--token-file or SUBS_SERVER_TOKEN): "
+                             + "without one, only loopback addresses are served", command: .serve)
+        }
+        let path = Commands.storePath(invocation, context)
+        let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout)
+        // A store that cannot be read is said now, not at the first request.
+        _ = try store.lookup([])
+        let api = SubsAPI(store: store, token: token, clock: context.clock)
+        let log = RequestLog(context.writeErr)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), log: { entry in
+            log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")
+        }, handler: { api.handle($0) })
+        do {
+            try server.start()
+        } catch {
+            throw CommandFailure(.unavailable, "serve: cannot listen on \(host):\(port): \(error)")
+        }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        context.writeErr(Terminal.message("subs: serving \(path) on http://\(shownHost):\(server.port)") + "\n")
+        context.waitForStop(server.port)
+        server.stop()
+        server.wait()
+        return .success
+    }
+
+    /// The bearer token: `--token-file` (its first line), else `SUBS_SERVER_TOKEN`; nil: none.
+    private static func serverToken(_ invocation: Invocation, _ context: Context) throws -> String? {
+        if let file = invocation.text(Options.tokenFile) {
+            guard let bytes = SmallFile.read(file) else {
+                throw CommandFailure(.permissionDenied, "serve: cannot read token file \(Terminal.quoted(file))")
+            }
+            let token = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            guard !token.isEmpty else { throw CommandFailure(.configError, "serve: token file \(Terminal.quoted(file)) is empty") }
+            return token
+        }
+        if let token = context.environment["SUBS_SERVER_TOKEN"], !token.isEmpty { return token }
+        return nil
+    }
+}
+
+/// Log lines from the server's threads, one at a time.
+final class RequestLog: @unchecked Sendable {
+    private let write: (String) -> Void
+    private let lock = NSLock()
+    init(_ write: @escaping (String) -> Void) { self.write = write }
+    func say(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        write(line)
+    }
+}
+
+/// A small file (at most 64 KiB), read whole.
+enum SmallFile {
+    static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return readAll(fd: fd, limit: 1 << 16)?.bytes
+    }
+}

@@ -1,0 +1,188 @@
+// The subs REST API (SPEC section 6) over one local store: the routes, bearer-token checking,
+// the error bodies, and Idempotency-Key replays. `subs serve` runs it on HTTPServer; writes go
+// through the store's locked, crash-safe write path.
+
+import Foundation
+import SubsJSON
+
+public final class SubsAPI: @unchecked Sendable {
+    public let store: LocalStore
+    private let token: [UInt8]?
+    private let clock: any Clock
+    /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
+    private var replays: [String: (answer: HTTPResponse, at: Instant)] = [:]
+    private let replayLock = NSLock()
+    static let replayWindow: Int64 = 24 * 3600
+    static let replayLimit = 10_000
+
+    /// `token`: the bearer token every request but `/v1/health` must carry; nil: none needed
+    /// (the CLI allows that on loopback addresses only).
+    public init(store: LocalStore, token: String?, clock: any Clock) {
+        self.store = store
+        self.token = token.map { Array($0.utf8) }
+        self.clock = clock
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        guard let segments = request.pathSegments else { return .invalidRequest("the path is not valid UTF-8") }
+        if segments == ["v1", "health"] {
+            guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
+            return .json(.object(JSONObject([("status", .string("ok"))])))
+        }
+        guard segments.count >= 3, segments[0] == "v1", segments[1] == "customers", !segments[2].isEmpty else {
+            return .notFound()
+        }
+        guard authorized(request) else {
+            var answer = HTTPResponse.error(status: 401, code: "unauthorized", message: "missing or wrong bearer token")
+            answer.headers.append(("WWW-Authenticate", "Bearer"))
+            return answer
+        }
+        let id = segments[2]
+        switch Array(segments.dropFirst(3)) {
+        case []:
+            guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
+            return customer(id, status: 200)
+        case ["grants"]:
+            guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
+            return replayable(request) { grant(id, body: request.body) }
+        case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
+            guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
+            return replayable(request) { revoke(id, entitlement: rest[1], body: request.body) }
+        default:
+            return .notFound()
+        }
+    }
+
+    private func authorized(_ request: HTTPRequest) -> Bool {
+        guard let token else { return true }
+        guard let header = request.headers.bytes("Authorization"), header.count > 7,
+              String(decoding: header.prefix(7), as: UTF8.self).lowercased() == "bearer " else { return false }
+        return constantTimeEquals(Array(header.dropFirst(7)), token)
+    }
+
+    /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
+    private func customer(_ id: String, status: Int) -> HTTPResponse {
+        do {
+            guard let stored = try store.storedRecord(id) else {
+                return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
+            }
+            var record = JSONObject([("id", .string(stored.id))])
+            for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
+                record[member.key] = member.value
+            }
+            return .json(.object(JSONObject([
+                ("requestDate", .string(ISODate.format(clock.now()))),
+                ("customer", .object(record)),
+                ("products", stored.products),
+            ])), status: status)
+        } catch {
+            return failure(error)
+        }
+    }
+
+    private func grant(_ id: String, body: [UInt8]) -> HTTPResponse {
+        let fields: JSONObject
+        do { fields = try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        guard case .string(let entitlement)? = fields["entitlement"], !entitlement.isEmpty else {
+            return .invalidRequest("entitlement: required, a non-empty string")
+        }
+        let expiration: Instant?
+        switch fields["expirationDate"] {
+        case nil, .null?: expiration = nil
+        case .string(let text)?:
+            guard let instant = ISODate.parse(text) else {
+                return .invalidRequest("expirationDate: '\(text)' is not an ISO 8601 date-time in years 0001-9999")
+            }
+            expiration = instant
+        default: return .invalidRequest("expirationDate: a date-time string or null")
+        }
+        guard let reason = optionalText(fields, "reason"), let actor = optionalText(fields, "grantedBy") else {
+            return .invalidRequest("reason and grantedBy are strings when given")
+        }
+        return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason.value,
+                             actor: actor.value, createMissing: false), id: id, status: 201)
+    }
+
+    private func revoke(_ id: String, entitlement: String, body: [UInt8]) -> HTTPResponse {
+        let fields: JSONObject
+        do { fields = body.isEmpty ? JSONObject() : try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        guard let reason = optionalText(fields, "reason"), let actor = optionalText(fields, "revokedBy") else {
+            return .invalidRequest("reason and revokedBy are strings when given")
+        }
+        return change(.revoke(entitlement: entitlement, reason: reason.value, actor: actor.value), id: id, status: 200)
+    }
+
+    private func change(_ change: CustomerChange, id: String, status: Int) -> HTTPResponse {
+        do {
+            _ = try store.apply(change, to: [id], now: clock.now(), dryRun: false)
+        } catch {
+            return failure(error)
+        }
+        return customer(id, status: status)
+    }
+
+    /// A string field, absent or null (value nil), or nil when it has another type.
+    private func optionalText(_ fields: JSONObject, _ key: String) -> (value: String?, Void)? {
+        switch fields[key] {
+        case nil, .null?: return (nil, ())
+        case .string(let text)?: return text.isEmpty ? (nil, ()) : (text, ())
+        default: return nil
+        }
+    }
+
+    private func bodyObject(_ body: [UInt8]) throws -> JSONObject {
+        guard let object = try JSON.parse(body).objectValue else { throw BodyError.notAnObject }
+        return object
+    }
+
+    private enum BodyError: Error, CustomStringConvertible {
+        case notAnObject
+        var description: String { "the body must be a JSON object" }
+    }
+
+    private func failure(_ error: Error) -> HTTPResponse {
+        switch error {
+        case let change as ChangeError:
+            switch change {
+            case .unknownEntitlement: return .error(status: 404, code: "entitlement_not_found", message: change.description)
+            case .customersNotFound(let ids):
+                return .error(status: 404, code: "customer_not_found", message: "customer '\(ids.first ?? "")' not found")
+            case .nothingToRevoke: return .error(status: 404, code: "grant_not_found", message: change.description)
+            case .expirationNotInFuture: return .invalidRequest(change.description)
+            }
+        case let store as StoreError:
+            if case .lockTimeout = store {
+                var answer = HTTPResponse.error(status: 503, code: "busy", message: "the store is busy; try again")
+                answer.headers.append(("Retry-After", "1"))
+                return answer
+            }
+            return .internalError("the store cannot be served: \(store.description)")
+        default:
+            return .internalError()
+        }
+    }
+
+    /// Runs a POST once per Idempotency-Key (24 hours): a repeated key gets the first answer
+    /// without writing again.
+    private func replayable(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
+        guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body() }
+        let slot = request.method + " " + request.path + " " + key
+        let now = clock.now()
+        replayLock.lock()
+        if let earlier = replays[slot], now.seconds - earlier.at.seconds < Self.replayWindow {
+            replayLock.unlock()
+            return earlier.answer
+        }
+        replayLock.unlock()
+        let answer = body()
+        guard answer.status < 500 else { return answer }
+        replayLock.lock()
+        if replays.count >= Self.replayLimit {
+            replays = replays.filter { now.seconds - $0.value.at.seconds < Self.replayWindow }
+            if replays.count >= Self.replayLimit { replays.removeAll() }
+        }
+        replays[slot] = (answer, now)
+        replayLock.unlock()
+        return answer
+    }
+}

@@ -1,0 +1,123 @@
+// The subs REST API's routes over a store, called without sockets: answers, error bodies, the
+// bearer token, and Idempotency-Key replays.
+
+import XCTest
+import SubsJSON
+@testable import SubsKit
+
+final class SubsAPITests: XCTestCase {
+    private var dir = ""
+    private var path = ""
+    private let now = ISODate.parse("2026-12-01T12:00:00Z")!
+
+    override func setUpWithError() throws {
+        dir = NSTemporaryDirectory() + "subs-api-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        path = dir + "/store.json"
+        try DemoStore.json.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func api(token: String? = nil) -> SubsAPI {
+        SubsAPI(store: LocalStore(path: path), token: token, clock: FixedClock(now))
+    }
+
+    private func request(_ method: String, _ target: String, body: String = "", headers: [(String, String)] = []) -> HTTPRequest {
+        HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: Array(body.utf8))
+    }
+
+    private func json(_ response: HTTPResponse) throws -> JSONValue { try JSON.parse(response.body) }
+
+    func testGetAnswersTheStoredRecordAndTheCatalogByIdOrAlias() throws {
+        for target in ["/v1/customers/alice", "/v1/customers/alice-android", "/v1/customers/%24anon%3A8d1f"] {
+            let answer = api().handle(request("GET", target))
+            XCTAssertEqual(answer.status, 200, target)
+            let doc = try json(answer)
+            XCTAssertEqual(doc.objectValue?.keys, ["requestDate", "customer", "products"])
+            XCTAssertEqual(doc["requestDate"], .string("2026-12-01T12:00:00Z"))
+            XCTAssertEqual(doc["customer"]?["id"], .string("alice"))
+            // Unknown fields of the record come through as stored.
+            XCTAssertNotNil(doc["customer"]?["crm"], target)
+            XCTAssertNotNil(doc["products"]?["pro_monthly"])
+        }
+    }
+
+    func testErrorsHaveTheSpecsCodes() throws {
+        let cases: [(HTTPRequest, Int, String)] = [
+            (request("GET", "/v1/customers/nobody"), 404, "customer_not_found"),
+            (request("GET", "/v1/nothing"), 404, "not_found"),
+            (request("DELETE", "/v1/customers/alice"), 405, "method_not_allowed"),
+            (request("POST", "/v1/customers/alice/grants", body: "{"), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/grants", body: "[]"), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": 3}"#), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premium", "expirationDate": "10000-01-01T00:00:00Z"}"#), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premum", "expirationDate": null}"#), 404, "entitlement_not_found"),
+            (request("POST", "/v1/customers/nobody/grants", body: #"{"entitlement": "premium", "expirationDate": null}"#), 404, "customer_not_found"),
+            (request("POST", "/v1/customers/alice/entitlements/premium/revoke"), 404, "grant_not_found"),
+        ]
+        for (req, status, code) in cases {
+            let answer = api().handle(req)
+            XCTAssertEqual(answer.status, status, "\(req.method) \(req.target)")
+            XCTAssertEqual(try json(answer)["error"]?["code"], .string(code), "\(req.method) \(req.target)")
+        }
+    }
+
+    func testGrantThenRevokeThroughTheAPIWriteTheStore() throws {
+        let grant = api().handle(request("POST", "/v1/customers/trent/grants",
+                                         body: #"{"entitlement": "premium", "expirationDate": "2027-01-01T00:00:00Z", "reason": "goodwill", "grantedBy": "dana"}"#))
+        XCTAssertEqual(grant.status, 201)
+        let grants = try XCTUnwrap(try json(grant)["customer"]?["grants"]?.arrayValue)
+        XCTAssertEqual(grants.last?["grantedBy"], .string("dana"))
+        XCTAssertEqual(grants.last?["grantedAt"], .string("2026-12-01T12:00:00Z"))
+        let record = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil)
+        XCTAssertEqual(record.grants.count, 1)
+        let revoke = api().handle(request("POST", "/v1/customers/trent/entitlements/premium/revoke", body: #"{"reason": "test"}"#))
+        XCTAssertEqual(revoke.status, 200)
+        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.first?.revokeReason, "test")
+    }
+
+    func testTheTokenIsRequiredAndComparedWhole() throws {
+        let api = api(token: "s3cret")
+        for header in [nil, "Bearer wrong", "Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
+            let answer = api.handle(request("GET", "/v1/customers/alice", headers: header.map { [("Authorization", $0)] } ?? []))
+            XCTAssertEqual(answer.status, 401, header ?? "none")
+            XCTAssertEqual(try json(answer)["error"]?["code"], .string("unauthorized"))
+            XCTAssertFalse(String(decoding: answer.body, as: UTF8.self).contains("s3cret"))
+        }
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/alice", headers: [("Authorization", "Bearer s3cret")])).status, 200)
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/alice", headers: [("authorization", "bearer s3cret")])).status, 200)
+        // Health answers load balancers without a token.
+        XCTAssertEqual(api.handle(request("GET", "/v1/health")).status, 200)
+    }
+
+    func testARepeatedIdempotencyKeyReturnsTheFirstAnswerWithoutWritingAgain() throws {
+        let api = api()
+        let body = #"{"entitlement": "premium", "expirationDate": null}"#
+        let first = api.handle(request("POST", "/v1/customers/trent/grants", body: body, headers: [("Idempotency-Key", "k1")]))
+        let again = api.handle(request("POST", "/v1/customers/trent/grants", body: body, headers: [("Idempotency-Key", "k1")]))
+        XCTAssertEqual(first.status, 201)
+        XCTAssertEqual(again.body, first.body)
+        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.count, 1)
+        _ = api.handle(request("POST", "/v1/customers/trent/grants", body: body, headers: [("Idempotency-Key", "k2")]))
+        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.count, 2)
+    }
+
+    func testIdsWithSlashesDotsSpacesAndNonASCIIAreOneSegment() throws {
+        let weird = ["a/b", "..", "with space", "ünï"]
+        var store = try String(contentsOfFile: path, encoding: .utf8)
+        for id in weird {
+            let key = JSONWriter.compact(.string(id))
+            store = store.replacingOccurrences(of: "\"customers\": {", with: "\"customers\": {\n    \(key): {},", options: [], range: store.range(of: "\"customers\": {"))
+        }
+        try store.write(toFile: path, atomically: true, encoding: .utf8)
+        for id in weird {
+            let encoded = id.utf8.map { b -> String in
+                (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
+            }.joined()
+            let answer = api().handle(request("GET", "/v1/customers/" + encoded))
+            XCTAssertEqual(answer.status, 200, id)
+            XCTAssertEqual(try json(answer)["customer"]?["id"], .string(id))
+        }
+    }
+}
