@@ -38,12 +38,13 @@ public struct RemoteURL: Sendable, Equatable {
         path.isEmpty ? base : base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    /// Loopback: localhost (and its subdomains), 127.0.0.0/8, ::1 (also written out in full).
+    /// Loopback: localhost, 127.0.0.0/8 in dotted-quad form, ::1 (also written out in full).
+    /// Other spellings (127.1, 0x7f000001, names under .localhost) are refused, not guessed at.
     public static func isLoopback(host: String) -> Bool {
         var h = host.lowercased()
         if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h.hasSuffix(".") { h = String(h.dropLast()) }
-        if h == "localhost" || h.hasSuffix(".localhost") { return true }
+        if h == "localhost" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 4, parts.allSatisfy({ p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCIIDigit) && Int(p)! <= 255 }) {
             return parts[0] == "127" || Int(parts[0]) == 127
