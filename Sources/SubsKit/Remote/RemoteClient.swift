@@ -1,0 +1,211 @@
+// The policy over any transport: checks the URL before sending, adds User-Agent and the key
+// header, retries what may be retried within one overall deadline, caches successful GETs
+// and answers from the cache when the server cannot be reached.
+//
+// Deadline: the whole operation — every attempt and every wait between them — ends within
+// `timeout` seconds (SPEC: "the documented exit status within the timeout"). Each attempt
+// gets what is left; a backoff or Retry-After that would not leave room for another attempt
+// ends the retries at once with the last failure instead of sleeping into the deadline.
+
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where and how to reach a provider.
+public struct RemoteEndpoint: Sendable {
+    public var provider: String
+    public var url: RemoteURL
+    public var apiKey: APIKey?
+    public var scheme: APIKeyScheme
+    public init(provider: String, url: RemoteURL, apiKey: APIKey?, scheme: APIKeyScheme = .bearer) {
+        self.provider = provider
+        self.url = url
+        self.apiKey = apiKey
+        self.scheme = scheme
+    }
+}
+
+/// How a GET may use the cache.
+public enum CachePolicy: Sendable, Equatable {
+    /// Ask the server; store the answer; on a connection failure answer from the cache.
+    case network
+    /// Use an entry younger than this many seconds without asking the server (`--max-age`).
+    case maxAge(Double)
+    /// Cache only (`--offline`).
+    case offline
+}
+
+/// An answer and where it came from. `warnings` are for the caller to print on stderr.
+public struct RemoteAnswer: Sendable {
+    public var response: RemoteResponse
+    /// The URL asked, as shown in messages (no secrets).
+    public var url: String
+    /// Seconds old when it came from the cache, nil when it came from the server.
+    public var cacheAge: Double?
+    public var warnings: [String]
+
+    /// The usual error for a status a provider did not handle itself: 404 → notFound, else protocolError.
+    public func unexpectedStatusError() -> RemoteError {
+        response.status == 404 ? .notFound(url: url) : .protocolError(url: url, reason: "unexpected HTTP status \(response.status)")
+    }
+}
+
+public final class RemoteClient: @unchecked Sendable {
+    public let endpoint: RemoteEndpoint
+    let transport: HTTPTransport
+    let timeout: Double
+    let userAgent: String
+    let cache: ResponseCache?
+    let retry: RetryPolicy
+    let clock: Clock
+    let random: () -> Double
+    let sleep: (Double) -> Void
+    let monotonic: () -> Double
+    let log: ((String) -> Void)?
+
+    /// `random` answers in [0, 1) (backoff jitter), `sleep` waits seconds, `monotonic` reads a
+    /// clock in seconds that never jumps; `clock` is wall time (HTTP-dates, cache ages). `log`
+    /// gets one line per attempt, never with the key.
+    public init(endpoint: RemoteEndpoint, transport: HTTPTransport, timeout: Double, version: String,
+                cache: ResponseCache?, clock: Clock, retry: RetryPolicy = RetryPolicy(),
+                random: @escaping () -> Double = { Double.random(in: 0..<1) },
+                sleep: @escaping (Double) -> Void = { seconds in if seconds > 0 { RemoteClient.sleepSeconds(seconds) } },
+                monotonic: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+                log: ((String) -> Void)? = nil) {
+        self.endpoint = endpoint
+        self.transport = transport
+        self.timeout = timeout
+        self.userAgent = "subs/\(version)"
+        self.cache = cache
+        self.retry = retry
+        self.clock = clock
+        self.random = random
+        self.sleep = sleep
+        self.monotonic = monotonic
+        self.log = log
+    }
+
+    public func get(_ path: String, headers: [(name: String, value: String)] = [], cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
+        try send("GET", path, headers: headers, body: nil, cachePolicy: cachePolicy)
+    }
+
+    /// Sends `method` to base URL + `path`. Returns 2xx and the 4xx statuses providers
+    /// interpret (404, 400, 409, 422…); throws RemoteError for the rest.
+    public func send(_ method: String, _ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+                     cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
+        let url = endpoint.url.appending(path)
+        let shown = RemoteURL.display(url)
+        let isGet = method.uppercased() == "GET"
+        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey)
+
+        if isGet, let cache = cache {
+            switch cachePolicy {
+            case .offline:
+                guard let entry = cache.any(for: key) else { throw RemoteError.notCached(url: shown) }
+                return RemoteAnswer(response: entry.response, url: shown, cacheAge: max(0, entry.age(at: clock.now())), warnings: [])
+            case .maxAge(let maxAge):
+                if let entry = cache.fresh(for: key, maxAge: maxAge) {
+                    log?("\(method) \(shown): answered from the cache")
+                    return RemoteAnswer(response: entry.response, url: shown, cacheAge: entry.age(at: clock.now()), warnings: [])
+                }
+            case .network: break
+            }
+        } else if cachePolicy == .offline {
+            throw RemoteError.notCached(url: shown)
+        }
+
+        var request = RemoteRequest(method: method, url: url, headers: requestHeaders(headers, hasBody: body != nil), body: body)
+        do {
+            let response = try exchange(&request, shown: shown)
+            var warnings: [String] = []
+            if isGet, (200..<300).contains(response.status), let cache = cache {
+                do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
+            }
+            return RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: warnings)
+        } catch let failure as RemoteError {
+            guard isGet, let cache = cache, let reason = RemoteClient.unreachableReason(failure),
+                  let entry = cache.any(for: key) else { throw failure }
+            let age = max(0, entry.age(at: clock.now()))
+            return RemoteAnswer(response: entry.response, url: shown, cacheAge: age,
+                                warnings: ["\(shown): answered from the cache, \(RemoteFormat.age(age)) old: \(reason)"])
+        }
+    }
+
+    /// Why the server counts as unreachable (the cache may answer), or nil.
+    static func unreachableReason(_ error: RemoteError) -> String? {
+        switch error {
+        case .unavailable(_, let reason, _): return "server unreachable (\(reason))"
+        case .timeout(_, let seconds): return "server unreachable (no answer within \(RemoteFormat.seconds(seconds)) s)"
+        default: return nil
+        }
+    }
+
+    private func requestHeaders(_ extra: [(name: String, value: String)], hasBody: Bool) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [("User-Agent", userAgent), ("Accept", "application/json")]
+        if let key = endpoint.apiKey { headers.append((endpoint.scheme.header, key.headerValue(endpoint.scheme))) }
+        if hasBody && HTTPHeaders.first("Content-Type", in: extra) == nil { headers.append(("Content-Type", "application/json")) }
+        let own = Set(headers.map { $0.name.lowercased() })
+        return headers + extra.filter { !own.contains($0.name.lowercased()) }
+    }
+
+    /// The attempts, within the deadline.
+    private func exchange(_ request: inout RemoteRequest, shown: String) throws -> RemoteResponse {
+        let start = monotonic()
+        let deadline = start + timeout
+        let repeatable = RetryPolicy.mayRepeat(method: request.method, headers: request.headers)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let remaining = deadline - monotonic()
+            guard remaining > 0 else { throw RemoteError.timeout(url: shown, seconds: timeout) }
+            request.timeout = remaining
+            let retriesLeft = repeatable && attempt <= retry.maxRetries
+            let failure: RemoteError
+            var wait: Double
+            do {
+                let response = try transport.send(request)
+                log?("\(request.method) \(shown): HTTP \(response.status) (attempt \(attempt))")
+                switch response.status {
+                case 200..<300: return response
+                case 401, 403: throw RemoteError.unauthorized(url: shown, status: response.status)
+                case 300..<400: throw RemoteError.protocolError(url: shown, reason: "unexpected redirect (HTTP \(response.status)); subs does not follow redirects")
+                case let status where RetryPolicy.isRetryable(status: status):
+                    let after = response.header("Retry-After").flatMap { RetryPolicy.retryAfter($0, now: clock.now()) }
+                    failure = status == 429
+                        ? .rateLimited(url: shown, retryAfter: after)
+                        : .unavailable(url: shown, reason: "HTTP \(status)", attempts: attempt)
+                    wait = after ?? retry.backoff(retry: attempt - 1, unit: random())
+                case 100..<200, 500..<600:
+                    throw RemoteError.unavailable(url: shown, reason: "HTTP \(response.status)", attempts: attempt)
+                case 400..<500: return response
+                default: throw RemoteError.protocolError(url: shown, reason: "HTTP status \(response.status)")
+                }
+            } catch let error as TransportError {
+                log?("\(request.method) \(shown): \(error) (attempt \(attempt))")
+                switch error {
+                case .timedOut: throw RemoteError.timeout(url: shown, seconds: timeout)
+                case .bodyTooLarge, .malformedResponse: throw RemoteError.protocolError(url: shown, reason: "\(error)")
+                case .tls, .other: throw RemoteError.unavailable(url: shown, reason: "\(error)", attempts: attempt)
+                case .cannotConnect, .dnsFailure, .connectionLost, .truncatedBody:
+                    failure = .unavailable(url: shown, reason: "\(error)", attempts: attempt)
+                    wait = retry.backoff(retry: attempt - 1, unit: random())
+                }
+            }
+            // Another attempt only if one may be sent, and the wait leaves room for it.
+            let left = deadline - monotonic()
+            guard retriesLeft, wait < left - min(0.05, left / 2) else { throw failure }
+            log?("\(request.method) \(shown): retrying in \(RemoteFormat.seconds(wait)) s")
+            sleep(wait)
+        }
+    }
+}
+
+extension RemoteClient {
+    /// Sleeps `seconds` (fractions allowed).
+    public static func sleepSeconds(_ seconds: Double) {
+    var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    var left = timespec()
+    while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+    }
+}

@@ -1,0 +1,132 @@
+// A tiny misbehaving HTTP server for the remote client tests: POSIX sockets on 127.0.0.1,
+// an ephemeral port, one request per connection, each answered as the test's script says.
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class RemoteTestServer: @unchecked Sendable {
+    enum Action {
+        /// A complete answer.
+        case respond(status: Int, headers: [(String, String)], body: String)
+        /// These bytes, then a clean close (a body shorter than its Content-Length, garbage…).
+        case raw(String)
+        /// These bytes, then a TCP reset.
+        case resetAfter(String)
+        /// Read the request, never answer (until the server stops).
+        case hang
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let lock = NSLock()
+    private var received: [String] = []
+    private var stopped = false
+    private let script: (Int, String) -> Action
+
+    var requestCount: Int { lock.lock(); defer { lock.unlock() }; return received.count }
+    var requests: [String] { lock.lock(); defer { lock.unlock() }; return received }
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(_ script: @escaping (_ index: Int, _ request: String) -> Action) {
+        self.script = script
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        listen(listener, 16)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Stops listening: later connections are refused; hanging connections are closed.
+    func stop() {
+        lock.lock(); stopped = true; lock.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    deinit { if !isStopped { stop() } }
+
+    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { if isStopped { return } else { continue } }
+            Thread.detachNewThread { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            if let end = find(buffer, "\r\n\r\n") {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if buffer.count >= end + 4 + length { break }
+            }
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { close(fd); return }
+            buffer += chunk[0..<n]
+        }
+        let text = String(decoding: buffer, as: UTF8.self)
+        lock.lock(); let index = received.count; received.append(text); lock.unlock()
+        switch script(index, text) {
+        case .respond(let status, let headers, let body):
+            var head = "HTTP/1.1 \(status) X\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            send(fd, head + "\r\n" + body)
+            close(fd)
+        case .raw(let text):
+            send(fd, text)
+            shutdown(fd, Int32(SHUT_WR))
+            usleep(50_000)
+            close(fd)
+        case .resetAfter(let text):
+            send(fd, text)
+            usleep(50_000)
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(fd)
+        case .hang:
+            for _ in 0..<200 where !isStopped { usleep(50_000) }
+            close(fd)
+        }
+    }
+
+    private func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    private func find(_ bytes: [UInt8], _ needle: String) -> Int? {
+        let n = Array(needle.utf8)
+        guard bytes.count >= n.count else { return nil }
+        for i in 0...(bytes.count - n.count) where bytes[i..<(i + n.count)].elementsEqual(n) { return i }
+        return nil
+    }
+
+    /// A port nothing listens on (bound, then closed).
+    static func closedPort() -> UInt16 {
+        let server = RemoteTestServer { _, _ in .hang }
+        let port = server.port
+        server.stop()
+        return port
+    }
+}
