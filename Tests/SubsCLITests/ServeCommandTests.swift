@@ -38,9 +38,10 @@ final class ServeCommandTests: XCTestCase {
         }
         let done = DispatchSemaphore(value: 0)
         let status = Port()
+        let serving = context
         Thread.detachNewThread {
             status.set(Int(CLI.run(arguments: ["--store", Repo.exampleStore, "serve", "--listen", "127.0.0.1:0"],
-                                   context: context).rawValue))
+                                   context: serving).rawValue))
             done.signal()
         }
         let bound = try XCTUnwrap(port.wait())

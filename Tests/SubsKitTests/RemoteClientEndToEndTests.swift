@@ -9,7 +9,7 @@ final class MutableClock: Clock, @unchecked Sendable {
     private var current: Instant
     init(_ seconds: Int64) { current = Instant(seconds: seconds) }
     func now() -> Instant { lock.lock(); defer { lock.unlock() }; return current }
-    func advance(_ seconds: Int64) { lock.lock(); current = current.adding(seconds: seconds); lock.unlock() }
+    func advance(_ seconds: Int64) { lock.lock(); current = current.adding(seconds: seconds)!; lock.unlock() }
 }
 
 final class RemoteClientEndToEndTests: XCTestCase {

@@ -144,7 +144,7 @@ public final class RemoteClient: @unchecked Sendable {
     private func requestHeaders(_ extra: [(name: String, value: String)], hasBody: Bool) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("User-Agent", userAgent), ("Accept", "application/json")]
         if let key = endpoint.apiKey { headers.append((endpoint.scheme.header, key.headerValue(endpoint.scheme))) }
-        if hasBody && HTTPHeaders.first("Content-Type", in: extra) == nil { headers.append(("Content-Type", "application/json")) }
+        if hasBody && HeaderList.first("Content-Type", in: extra) == nil { headers.append(("Content-Type", "application/json")) }
         let own = Set(headers.map { $0.name.lowercased() })
         return headers + extra.filter { !own.contains($0.name.lowercased()) }
     }

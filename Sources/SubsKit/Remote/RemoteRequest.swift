@@ -20,7 +20,7 @@ public struct RemoteRequest: Sendable, Equatable {
     }
 
     /// The first header called `name` (case-insensitive).
-    public func header(_ name: String) -> String? { HTTPHeaders.first(name, in: headers) }
+    public func header(_ name: String) -> String? { HeaderList.first(name, in: headers) }
 
     public static func == (a: RemoteRequest, b: RemoteRequest) -> Bool {
         a.method == b.method && a.url == b.url && a.body == b.body && a.timeout == b.timeout
@@ -41,7 +41,7 @@ public struct RemoteResponse: Sendable, Equatable {
     }
 
     /// The first header called `name` (case-insensitive).
-    public func header(_ name: String) -> String? { HTTPHeaders.first(name, in: headers) }
+    public func header(_ name: String) -> String? { HeaderList.first(name, in: headers) }
 
     public static func == (a: RemoteResponse, b: RemoteResponse) -> Bool {
         a.status == b.status && a.body == b.body
@@ -55,7 +55,7 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: RemoteRequest) throws -> RemoteResponse
 }
 
-enum HTTPHeaders {
+enum HeaderList {
     static func first(_ name: String, in headers: [(name: String, value: String)]) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value

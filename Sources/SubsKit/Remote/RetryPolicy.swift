@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable {
     public static func mayRepeat(method: String, headers: [(name: String, value: String)]) -> Bool {
         switch method.uppercased() {
         case "GET", "HEAD", "OPTIONS": return true
-        default: return HTTPHeaders.first("Idempotency-Key", in: headers).map { !$0.isEmpty } ?? false
+        default: return HeaderList.first("Idempotency-Key", in: headers).map { !$0.isEmpty } ?? false
         }
     }
 
