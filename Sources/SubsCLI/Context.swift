@@ -24,6 +24,9 @@ public struct Context {
     public var rawArguments: [[UInt8]]?
     /// Replaces the source the options name (tests put a scripted source behind the seam).
     public var sourceOverride: (@Sendable () throws -> CustomerSource)?
+    /// How remote requests reach the network; tests put a scripted transport or a loopback
+    /// server behind it.
+    public var http: HTTPTransport = LazyTransport()
     /// `subs serve` blocks here until it should stop (SIGINT or SIGTERM for the real process);
     /// `serving` is called with the bound port first.
     public var waitForStop: (_ serving: Int) -> Void = { _ in }

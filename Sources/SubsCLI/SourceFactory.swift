@@ -6,11 +6,32 @@ import SubsKit
 enum SourceFactory {
     static func make(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {
         if let override = context.sourceOverride { return try override() }
-        if invocation.global.remote != nil {
-            throw CommandFailure(.unavailable, "--remote is not available yet in this version of subs; use a local --store")
+        if let remote = invocation.global.remote {
+            return try remoteSource(remote, invocation, context)
         }
         return RecordSource(records: LocalStore(path: Commands.storePath(invocation, context),
                                                 lockTimeout: invocation.global.lockTimeout),
                             clock: context.clock)
+    }
+
+    /// `--remote URL` with `--provider`: the client (key, timeout, cache) and the provider's source.
+    private static func remoteSource(_ remote: String, _ invocation: Invocation, _ context: Context) throws -> CustomerSource {
+        let env = context.environment
+        let loaded = try APIKey.load(flagFile: invocation.global.apiKeyFile, environmentFile: env["SUBS_API_KEY_FILE"],
+                                     environmentValue: env["SUBS_API_KEY"])
+        for warning in loaded.warnings { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
+        let endpoint = RemoteEndpoint(provider: invocation.global.provider, url: try RemoteURL(remote), apiKey: loaded.key)
+        let cache = ResponseCache.defaultDirectory(environment: env).map { ResponseCache(directory: $0, clock: context.clock) }
+        let client = RemoteClient(endpoint: endpoint, transport: context.http, timeout: invocation.global.timeout,
+                                  version: CLI.version, cache: cache, clock: context.clock)
+        let now = context.clock.now()
+        let policy: CachePolicy = invocation.global.offline ? .offline
+            : invocation.global.maxAge.flatMap { now.adding($0).map { .maxAge(Double($0.seconds - now.seconds)) } } ?? .network
+        switch invocation.global.provider {
+        case "subs":
+            return RecordSource(records: RemoteRecordStore(client: client, cachePolicy: policy), clock: context.clock)
+        default:
+            throw NotOffered("provider \(invocation.global.provider) is not available yet in this version of subs")
+        }
     }
 }

@@ -45,8 +45,22 @@ public enum Commands {
             return (.usage, usage.message)
         case let notOffered as NotOffered:
             return (.unavailable, notOffered.reason)
+        case let remote as RemoteError:
+            return (exitCode(for: remote), remote.description)
         default:
             return (.internalError, "internal error: \(error)")
+        }
+    }
+
+    static func exitCode(for error: RemoteError) -> ExitCode {
+        switch error {
+        case .unavailable, .timeout, .notCached: return .unavailable
+        case .rateLimited: return .temporaryFailure
+        case .protocolError: return .protocolError
+        case .unauthorized: return .permissionDenied
+        case .notFound: return .notFound
+        case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .cache: return .configError
+        case .apiKeyUnreadable: return .permissionDenied
         }
     }
 

@@ -23,7 +23,7 @@ public struct RecordSource: CustomerSource {
             pair.map { EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at) }
         }
         return StatusAnswer(requestDate: at, statuses: evaluated,
-                            knownEntitlements: Set(lookup.catalog.entitlementIds))
+                            knownEntitlements: Set(lookup.catalog.entitlementIds), notes: records.takeNotes())
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -31,7 +31,8 @@ public struct RecordSource: CustomerSource {
         guard let record = lookup.records.first ?? nil else { return nil }
         let at = t ?? lookup.requestDate ?? clock.now()
         return HistoryAnswer(requestDate: at, customerId: record.id,
-                             entries: History.entries(of: record, catalog: lookup.catalog, until: until ?? at))
+                             entries: History.entries(of: record, catalog: lookup.catalog, until: until ?? at),
+                             notes: records.takeNotes())
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
@@ -43,7 +44,7 @@ public struct RecordSource: CustomerSource {
              status: EntitlementRules.evaluate(customer.record, catalog: written.catalog, at: at)
                 .first { $0.id == change.entitlement })
         }
-        return ChangeAnswer(requestDate: at, customers: customers)
+        return ChangeAnswer(requestDate: at, customers: customers, notes: records.takeNotes())
     }
 
     public func customerIds() throws -> [String] {

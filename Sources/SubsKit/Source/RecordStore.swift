@@ -13,6 +13,13 @@ public protocol RecordStore {
 
     /// Every customer id (shell completion).
     func customerIds() throws -> [String]
+
+    /// Warnings gathered since the last call (a remote answer from the cache), said on stderr.
+    func takeNotes() -> [String]
+}
+
+extension RecordStore {
+    public func takeNotes() -> [String] { [] }
 }
 
 public struct CustomerLookup: Sendable {

@@ -1,0 +1,136 @@
+// Provider `subs`: records from a `subs serve` endpoint (SPEC section 6). The server answers a
+// customer's record and the catalog; `RecordSource` runs the same rules over them as over the
+// local file, so both print the same for the same data.
+
+import Foundation
+import SubsJSON
+
+public struct RemoteRecordStore: RecordStore {
+    public let client: RemoteClient
+    public let cachePolicy: CachePolicy
+    /// Warnings of the answers (cache age), for the caller to say.
+    public let warnings = WarningList()
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy) {
+        self.client = client
+        self.cachePolicy = cachePolicy
+    }
+
+    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+        var catalog = Catalog([])
+        var records: [CustomerRecord?] = []
+        var requestDate: Instant?
+        for id in ids {
+            let answer = try client.get("/v1/customers/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+            warnings.add(answer.warnings)
+            if answer.response.status == 404 { records.append(nil); continue }
+            guard answer.response.status == 200 else { throw answer.unexpectedStatusError() }
+            let decoded = try decode(answer)
+            catalog = decoded.catalog
+            records.append(decoded.record)
+            requestDate = decoded.requestDate
+        }
+        if ids.isEmpty {
+            throw NotOffered("the subs REST API answers customers, not the catalog alone")
+        }
+        return CustomerLookup(catalog: catalog, records: records, requestDate: requestDate)
+    }
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+        guard !dryRun else { throw NotOffered("the subs REST API has no dry run") }
+        guard ids.count == 1, let id = ids.first else {
+            throw NotOffered("the subs REST API changes one customer per request (a batch could not be all or nothing)")
+        }
+        let path: String
+        var body: [(String, JSONValue)]
+        switch change {
+        case .grant(let entitlement, let expiration, let reason, let actor, _):
+            path = "/v1/customers/\(RemoteURL.segment(id))/grants"
+            body = [("entitlement", .string(entitlement)),
+                    ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null)]
+            if let reason { body.append(("reason", .string(reason))) }
+            if let actor { body.append(("grantedBy", .string(actor))) }
+        case .revoke(let entitlement, let reason, let actor):
+            path = "/v1/customers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))/revoke"
+            body = []
+            if let reason { body.append(("reason", .string(reason))) }
+            if let actor { body.append(("revokedBy", .string(actor))) }
+        }
+        // The key makes a retried POST safe: the server answers a repeat without writing again.
+        let key = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+        let answer = try client.send("POST", path, headers: [(name: "Idempotency-Key", value: key)],
+                                     body: Array(JSONWriter.compact(.object(JSONObject(body))).utf8))
+        switch answer.response.status {
+        case 200, 201:
+            let decoded = try decode(answer)
+            guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
+            let grants: [Grant]
+            if case .grant = change { grants = record.grants.suffix(1) } else {
+                grants = record.grants.filter { $0.entitlement == change.entitlement && $0.revokedAt == decoded.requestDate }
+            }
+            return ChangeResult(catalog: decoded.catalog,
+                                customers: [ChangedCustomer(record: record, grants: grants, created: false)])
+        case 404:
+            let code = errorCode(answer)
+            switch code {
+            case "customer_not_found": throw ChangeError.customersNotFound([id])
+            case "grant_not_found": throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: [id])
+            case "entitlement_not_found": throw ChangeError.unknownEntitlement(change.entitlement, suggestion: nil)
+            default: throw answer.unexpectedStatusError()
+            }
+        default:
+            throw protocolError(answer, "unexpected HTTP status \(answer.response.status)")
+        }
+    }
+
+    public func takeNotes() -> [String] { warnings.take() }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("the subs REST API does not list customers")
+    }
+
+    private func decode(_ answer: RemoteAnswer) throws -> (record: CustomerRecord?, catalog: Catalog, requestDate: Instant) {
+        let body: JSONValue
+        do { body = try JSON.parse(answer.response.body) } catch {
+            throw protocolError(answer, "the answer is not JSON: \(error)")
+        }
+        guard case .string(let dateText)? = body["requestDate"], let requestDate = ISODate.parse(dateText) else {
+            throw protocolError(answer, "requestDate missing or not a date")
+        }
+        guard let customer = body["customer"]?.objectValue, case .string(let id)? = customer["id"],
+              let products = body["products"] else {
+            throw protocolError(answer, "customer or products missing")
+        }
+        var decoder = RecordDecoder()
+        let catalog = decoder.catalog(products)
+        var fields = customer
+        fields["id"] = nil
+        let record = decoder.customer(id: id, .object(fields), catalog: catalog, path: JSONPath.member("customers", id))
+        guard decoder.problems.isEmpty, let record else {
+            throw protocolError(answer, decoder.problems.first.map { "\($0.path): \($0.message)" } ?? "invalid customer")
+        }
+        return (record, catalog, requestDate)
+    }
+
+    private func errorCode(_ answer: RemoteAnswer) -> String? {
+        guard case .string(let code)? = (try? JSON.parse(answer.response.body))?["error"]?["code"] else { return nil }
+        return code
+    }
+
+    private func protocolError(_ answer: RemoteAnswer, _ reason: String) -> RemoteError {
+        .protocolError(url: answer.url, reason: reason)
+    }
+}
+
+/// Warnings gathered while answering (from several calls), said once by the caller.
+public final class WarningList: @unchecked Sendable {
+    private var items: [String] = []
+    public init() {}
+    private let lock = NSLock()
+    func add(_ more: [String]) { lock.lock(); items += more; lock.unlock() }
+    func take() -> [String] {
+        lock.lock()
+        defer { items = []; lock.unlock() }
+        return items
+    }
+}

@@ -1,0 +1,80 @@
+// `--remote` against `subs serve`'s API on loopback prints exactly what the local store prints
+// for the same data, and remote failures keep their exit statuses.
+
+import XCTest
+import Foundation
+import SubsJSON
+@testable import SubsCLI
+@testable import SubsKit
+
+final class RemoteParityTests: XCTestCase {
+    private var dir: TempDir!
+    private var store: String!
+    private var server: HTTPServer!
+    private var base = ""
+
+    override func setUpWithError() throws {
+        dir = TempDir()
+        store = dir.write("store.json", DemoStore.json)
+        let api = SubsAPI(store: LocalStore(path: store), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: { api.handle($0) })
+        try server.start()
+        base = "http://127.0.0.1:\(server.port)"
+    }
+
+    override func tearDown() {
+        server.stop()
+        server.wait()
+    }
+
+    private func remote(_ args: [String], key: String = "t0ken") -> CLIResult {
+        runCLI(["--remote", base] + args, env: ["SUBS_API_KEY": key, "XDG_CACHE_HOME": dir.path + "/cache"])
+    }
+
+    private func local(_ args: [String]) -> CLIResult { runCLI(["--store", store] + args) }
+
+    func testEveryDemoCustomerReadsTheSameThroughTheServer() throws {
+        let ids = ["alice", "bob", "dave", "erin", "frank", "ivan", "kim", "liam", "mia", "quentin", "sybil", "uma", "xavier", "yara"]
+        for at in ["2026-11-20T00:00:00Z", "2026-12-01T12:00:00Z", "2027-02-01T00:00:00Z"] {
+            for id in ids {
+                for command in [["check", id, "--json"], ["history", id, "--json"], ["renew-count", id, "--json"], ["check", id]] {
+                    let args = command + ["--at", at]
+                    let there = remote(args), here = local(args)
+                    XCTAssertEqual(there.status, here.status, "\(args): \(there.stderr)")
+                    XCTAssertEqual(there.stdout, here.stdout, "\(args)")
+                }
+            }
+        }
+    }
+
+    func testAGrantThroughTheServerLandsInTheFile() throws {
+        let result = remote(["grant", "trent", "premium", "--duration", "P1M", "--reason", "goodwill", "--json"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        XCTAssertEqual(try JSON.parse(result.stdout)["entitlement"]?["state"], .string("active"))
+        XCTAssertEqual(local(["check", "trent", "--require", "premium", "-q"]).status, .success)
+        XCTAssertEqual(remote(["revoke", "trent", "premium", "-q"]).status, .success)
+        XCTAssertEqual(local(["check", "trent", "--require", "premium", "-q"]).status, .requirementMissing)
+        XCTAssertEqual(remote(["revoke", "trent", "premium"]).status, .notFound)
+    }
+
+    func testRemoteFailuresKeepTheirStatusesAndNeverShowTheKey() {
+        let wrong = remote(["check", "alice"], key: "wr0ng-key")
+        XCTAssertEqual(wrong.status, .permissionDenied)
+        XCTAssertFalse(wrong.stderr.contains("wr0ng-key"))
+        XCTAssertEqual(remote(["check", "nobody"]).status, .notFound)
+        XCTAssertEqual(runCLI(["--remote", "http://example.com", "check", "a"], env: ["SUBS_API_KEY": "k"]).status, .configError)
+        // Answered from the cache once the server is gone, with a warning giving its age.
+        XCTAssertEqual(remote(["check", "alice", "-q"]).status, .success)
+        server.stop()
+        server.wait()
+        let cached = remote(["check", "alice", "--json"])
+        XCTAssertEqual(cached.status, .success, cached.stderr)
+        XCTAssertTrue(cached.stderr.contains("cache"), cached.stderr)
+        XCTAssertEqual(remote(["--offline", "check", "bob"]).status, .unavailable)
+        XCTAssertEqual(remote(["--offline", "check", "alice", "-q"]).status, .success)
+        for file in (try? FileManager.default.subpathsOfDirectory(atPath: dir.path + "/cache")) ?? [] {
+            let text = (try? String(contentsOfFile: dir.path + "/cache/" + file, encoding: .utf8)) ?? ""
+            XCTAssertFalse(text.contains("t0ken"), file)
+        }
+    }
+}
