@@ -34,7 +34,7 @@ _subs_option_value() {
     case $1 in
         --store|--api-key-file|--config|--token-file) _subs_add_files ;;
         --remote|--timeout|--max-age|--duration|--reason|--actor|--limit|--listen) : ;;
-        --provider) _subs_add_words 'subs revenuecat' ;;
+        --provider) _subs_add_words 'subs revenuecat qonversion iaphub' ;;
         --at|--until|--since) _subs_add_words 'now' ;;
         --format) _subs_add_words 'table json jsonl tsv' ;;
         --color) _subs_add_words 'auto always never' ;;

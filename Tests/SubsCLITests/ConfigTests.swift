@@ -165,7 +165,7 @@ final class ConfigTests: XCTestCase {
         let cases: [(String, String)] = [
             ("format = xml", "1: format: 'xml' is not one of table, json, jsonl, tsv"),
             ("\ncolor = blue", "2: color: 'blue' is not one of auto, always, never"),
-            ("provider = stripe", "1: provider: 'stripe' is not one of subs, revenuecat"),
+            ("provider = stripe", "1: provider: 'stripe' is not one of subs, revenuecat, qonversion, iaphub"),
             ("timeout = 0", "1: timeout: '0' is not a positive number of seconds"),
             ("store =", "1: store: must not be empty"),
             ("just words", "1: expected 'key = value', got 'just words'"),
@@ -185,7 +185,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_TIMEOUT": "soon"]),
                        "SUBS_TIMEOUT: 'soon' is not a positive number of seconds")
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_PROVIDER": "stripe"]),
-                       "SUBS_PROVIDER: 'stripe' is not one of subs, revenuecat")
+                       "SUBS_PROVIDER: 'stripe' is not one of subs, revenuecat, qonversion, iaphub")
     }
 
     func testFlagRescuesABadEnvironmentValue() throws {

@@ -232,7 +232,7 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(usageError(["check", "a", "--color", "sometimes"])?.message,
                        "option '--color': 'sometimes' is not one of auto, always, never")
         XCTAssertEqual(usageError(["check", "a", "--provider", "stripe"])?.message,
-                       "option '--provider': 'stripe' is not one of subs, revenuecat")
+                       "option '--provider': 'stripe' is not one of subs, revenuecat, qonversion, iaphub")
         let shell = usageError(["completion", "tcsh"])
         XCTAssertEqual(shell?.message, "completion: SHELL 'tcsh' is not one of bash, zsh, fish")
         XCTAssertEqual(shell?.command, .completion)
