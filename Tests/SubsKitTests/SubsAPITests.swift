@@ -55,6 +55,8 @@ final class SubsAPITests: XCTestCase {
             (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premum", "expirationDate": null}"#), 404, "entitlement_not_found"),
             (request("POST", "/v1/customers/nobody/grants", body: #"{"entitlement": "premium", "expirationDate": null}"#), 404, "customer_not_found"),
             (request("POST", "/v1/customers/alice/entitlements/premium/revoke"), 404, "grant_not_found"),
+            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premium", "reason": 7}"#), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/entitlements/premium/revoke", body: #"{"revokedBy": []}"#), 400, "invalid_request"),
         ]
         for (req, status, code) in cases {
             let answer = api().handle(req)

@@ -96,20 +96,24 @@ public final class SubsAPI: @unchecked Sendable {
             expiration = instant
         default: return .invalidRequest("expirationDate: a date-time string or null")
         }
-        guard let reason = optionalText(fields, "reason"), let actor = optionalText(fields, "grantedBy") else {
-            return .invalidRequest("reason and grantedBy are strings when given")
-        }
-        return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason.value,
-                             actor: actor.value, createMissing: false), id: id, status: 201)
+        let reason: String?, actor: String?
+        do {
+            reason = try optionalText(fields, "reason")
+            actor = try optionalText(fields, "grantedBy")
+        } catch { return .invalidRequest("\(error)") }
+        return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason,
+                             actor: actor, createMissing: false), id: id, status: 201)
     }
 
     private func revoke(_ id: String, entitlement: String, body: [UInt8]) -> HTTPResponse {
         let fields: JSONObject
         do { fields = body.isEmpty ? JSONObject() : try bodyObject(body) } catch { return .invalidRequest("\(error)") }
-        guard let reason = optionalText(fields, "reason"), let actor = optionalText(fields, "revokedBy") else {
-            return .invalidRequest("reason and revokedBy are strings when given")
-        }
-        return change(.revoke(entitlement: entitlement, reason: reason.value, actor: actor.value), id: id, status: 200)
+        let reason: String?, actor: String?
+        do {
+            reason = try optionalText(fields, "reason")
+            actor = try optionalText(fields, "revokedBy")
+        } catch { return .invalidRequest("\(error)") }
+        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200)
     }
 
     private func change(_ change: CustomerChange, id: String, status: Int) -> HTTPResponse {
@@ -121,12 +125,12 @@ public final class SubsAPI: @unchecked Sendable {
         return customer(id, status: status)
     }
 
-    /// A string field, absent or null (value nil), or nil when it has another type.
-    private func optionalText(_ fields: JSONObject, _ key: String) -> (value: String?, Void)? {
+    /// A string field; nil when absent, null or empty; an error when it has another type.
+    private func optionalText(_ fields: JSONObject, _ key: String) throws -> String? {
         switch fields[key] {
-        case nil, .null?: return (nil, ())
-        case .string(let text)?: return text.isEmpty ? (nil, ()) : (text, ())
-        default: return nil
+        case nil, .null?: return nil
+        case .string(let text)?: return text.isEmpty ? nil : text
+        default: throw BodyError.notAString(key)
         }
     }
 
@@ -137,7 +141,13 @@ public final class SubsAPI: @unchecked Sendable {
 
     private enum BodyError: Error, CustomStringConvertible {
         case notAnObject
-        var description: String { "the body must be a JSON object" }
+        case notAString(String)
+        var description: String {
+            switch self {
+            case .notAnObject: return "the body must be a JSON object"
+            case .notAString(let key): return "\(key): a string when given"
+            }
+        }
     }
 
     private func failure(_ error: Error) -> HTTPResponse {
