@@ -122,4 +122,33 @@ final class SubsAPITests: XCTestCase {
             XCTAssertEqual(try json(answer)["customer"]?["id"], .string(id))
         }
     }
+
+    func testAGetAfterAnOutsideWriteSeesIt() throws {
+        let api = api()
+        let before = try json(api.handle(request("GET", "/v1/customers/trent")))
+        XCTAssertEqual(before["customer"]?["grants"], nil)
+        // Another writer (say `subs grant` on the same file) renames a new version in.
+        _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: nil, actor: "x",
+                                                   createMissing: false), to: ["trent"], now: now, dryRun: false)
+        let after = try json(api.handle(request("GET", "/v1/customers/trent")))
+        XCTAssertEqual(after["customer"]?["grants"]?.arrayValue?.count, 1)
+        // Rewritten in place (same inode), e.g. `cp backup.json store.json`: seen too.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        handle.write(Data(DemoStore.json.replacingOccurrences(of: "\"trent\": {", with: "\"trent2\": {").utf8))
+        try handle.close()
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/trent")).status, 404)
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/trent2")).status, 200)
+    }
+
+    func testTheIndexAnswersEveryDemoCustomerByIdAndAlias() throws {
+        let api = api()
+        let ids = try LocalStore(path: path).customerIds()
+        XCTAssertEqual(ids.count, 25)
+        for id in ids {
+            XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/" + RemoteURL.segment(id))))["customer"]?["id"],
+                           .string(id), id)
+        }
+        XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/alice-android")))["customer"]?["id"], .string("alice"))
+    }
 }

@@ -81,8 +81,10 @@ final class MappedFile {
     /// The error of a store that was truncated or rewritten while it was being read: what was
     /// read is not one version of the store.
     var changedError: StoreError {
-        .unreadable(path: path, reason: "the store changed while it was being read (rewritten or truncated by another program); try again")
+        .unreadable(path: path, reason: MappedFile.changedReason)
     }
+
+    static let changedReason = "the store changed while it was being read (rewritten or truncated by another program); try again"
 
     /// Whether the file is still what it was when opened: no page was lost to a truncation,
     /// and its size and modification time are the same (a rename over it is not a change of

@@ -7,6 +7,8 @@ import SubsJSON
 
 public final class SubsAPI: @unchecked Sendable {
     public let store: LocalStore
+    /// Reads: the store indexed once, rescanned when the file changes.
+    private let served: ServedStore
     private let token: [UInt8]?
     private let clock: any Clock
     /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
@@ -19,6 +21,7 @@ public final class SubsAPI: @unchecked Sendable {
     /// (the CLI allows that on loopback addresses only).
     public init(store: LocalStore, token: String?, clock: any Clock) {
         self.store = store
+        self.served = ServedStore(path: store.path)
         self.token = token.map { Array($0.utf8) }
         self.clock = clock
     }
@@ -63,7 +66,7 @@ public final class SubsAPI: @unchecked Sendable {
     /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
     private func customer(_ id: String, status: Int) -> HTTPResponse {
         do {
-            guard let stored = try store.storedRecord(id) else {
+            guard let stored = try served.storedRecord(id) else {
                 return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
             }
             var record = JSONObject([("id", .string(stored.id))])

@@ -38,6 +38,9 @@ struct StoreIndexVisitor: JSONScanVisitor {
     /// Per requested id: the customers that list it among their aliases.
     private(set) var byAlias: [[CustomerSpan]]
     private(set) var all: [CustomerSpan] = []
+    /// With `collectAll`: every alias and the index in `all` of the customer listing it.
+    private(set) var allAliases: [(alias: String, customer: Int)] = []
+    private var pendingAliases: [String] = []
     /// Offset of the first customer key (its line shows how the store indents customers).
     private(set) var firstCustomerKeyOffset: Int?
 
@@ -81,7 +84,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
             customerKey = (collectAll || customerKeyMatches != nil) ? key.string : nil
             aliasMatches.removeAll(keepingCapacity: true)
         case 3 where inCustomers:
-            inAliases = !requested.isEmpty && key?.equals("aliases") == true
+            inAliases = (!requested.isEmpty || collectAll) && key?.equals("aliases") == true
         default:
             break
         }
@@ -92,6 +95,8 @@ struct StoreIndexVisitor: JSONScanVisitor {
         case 4 where inAliases:
             // A string element of customers.X.aliases: compare it with the requested ids.
             guard buffer[range.lowerBound] == UInt8(ascii: "\"") else { return }
+            if collectAll, let alias = try JSON.parse(buffer, range: range).stringValue { pendingAliases.append(alias) }
+            guard !requested.isEmpty else { return }
             let inner = UnsafeRawBufferPointer(rebasing: buffer[(range.lowerBound + 1)..<(range.upperBound - 1)])
             let found: [Int]?
             if inner.contains(UInt8(ascii: "\\")) {
@@ -119,7 +124,11 @@ struct StoreIndexVisitor: JSONScanVisitor {
             for i in aliasMatches where byAlias[i].last?.keyOffset != span.keyOffset {
                 byAlias[i].append(span)
             }
-            if collectAll { all.append(span) }
+            if collectAll {
+                for alias in pendingAliases { allAliases.append((alias, all.count)) }
+                pendingAliases.removeAll(keepingCapacity: true)
+                all.append(span)
+            }
             customerKey = nil
             customerKeyMatches = nil
             scanned(range.upperBound)
