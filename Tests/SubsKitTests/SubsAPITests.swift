@@ -151,4 +151,30 @@ final class SubsAPITests: XCTestCase {
         }
         XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/alice-android")))["customer"]?["id"], .string("alice"))
     }
+
+    func testAGrantThroughTheServerAndALocalGrantAtTheSameMomentBothLand() throws {
+        let api = api()
+        let local = LocalStore(path: path)
+        let rounds = 10
+        for round in 0..<rounds {
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                if side == 0 {
+                    let answer = api.handle(self.request("POST", "/v1/customers/trent/grants",
+                                                         body: #"{"entitlement": "premium", "expirationDate": null, "reason": "server \#(round)"}"#))
+                    XCTAssertEqual(answer.status, 201)
+                } else {
+                    do {
+                        _ = try local.apply(.grant(entitlement: "premium", expirationDate: nil, reason: "local \(round)",
+                                                   actor: nil, createMissing: false),
+                                            to: ["trent"], now: self.now, dryRun: false)
+                    } catch {
+                        XCTFail("local grant: \(error)")
+                    }
+                }
+            }
+        }
+        let grants = try XCTUnwrap(try local.lookup(["trent"]).records.first ?? nil).grants
+        XCTAssertEqual(grants.count, 2 * rounds)
+        XCTAssertEqual(Set(grants.compactMap(\.reason)).count, 2 * rounds)
+    }
 }
