@@ -178,3 +178,58 @@ final class SubsAPITests: XCTestCase {
         XCTAssertEqual(Set(grants.compactMap(\.reason)).count, 2 * rounds)
     }
 }
+
+extension SubsAPITests {
+    func testFiftyConcurrentGrantsAllLandInFewerRewritesEachWithItsOwnAnswer() throws {
+        let api = api()
+        let posts = 50
+        let gate = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        let answers = Answers()
+        // Every 10th request fails on its own (an unknown entitlement, a customer that does not
+        // exist); the others must land regardless.
+        @Sendable func target(_ i: Int) -> (String, String) {
+            switch i % 10 {
+            case 3: return ("/v1/customers/trent/grants", #"{"entitlement": "premiun", "reason": "r\#(i)"}"#)
+            case 7: return ("/v1/customers/nobody-\(i)/grants", #"{"entitlement": "premium", "reason": "r\#(i)"}"#)
+            default: return ("/v1/customers/\(["trent", "alice", "bob"][i % 3])/grants",
+                             #"{"entitlement": "premium", "expirationDate": null, "reason": "r\#(i)"}"#)
+            }
+        }
+        for i in 0..<posts {
+            group.enter()
+            Thread {
+                gate.wait()
+                let (path, body) = target(i)
+                let answer = api.handle(self.request("POST", path, body: body))
+                answers.put(i, answer)
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<posts { gate.signal() }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        let all = answers.all
+        for i in 0..<posts {
+            let answer = try XCTUnwrap(all[i], "request \(i) has no answer")
+            switch i % 10 {
+            case 3: XCTAssertEqual(try json(answer)["error"]?["code"], .string("entitlement_not_found"))
+            case 7: XCTAssertEqual(try json(answer)["error"]?["code"], .string("customer_not_found"))
+            default: XCTAssertEqual(answer.status, 201, "request \(i): \(String(decoding: answer.body, as: UTF8.self))")
+            }
+        }
+        let records = try LocalStore(path: path).lookup(["trent", "alice", "bob"]).records.compactMap { $0 }
+        let reasons = Set(records.flatMap(\.grants).compactMap(\.reason))
+        let landed = Set((0..<posts).filter { $0 % 10 != 3 && $0 % 10 != 7 }.map { "r\($0)" })
+        XCTAssertTrue(landed.isSubset(of: reasons), "missing: \(landed.subtracting(reasons).sorted())")
+        XCTAssertTrue(reasons.intersection(["r3", "r7", "r13", "r17"]).isEmpty)
+        XCTAssertLessThan(api.commits.batches, posts / 2, "the waiting POSTs share rewrites")
+    }
+}
+
+/// Answers collected from several threads.
+private final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byRequest: [Int: HTTPResponse] = [:]
+    func put(_ i: Int, _ answer: HTTPResponse) { lock.withLock { byRequest[i] = answer } }
+    var all: [Int: HTTPResponse] { lock.withLock { byRequest } }
+}

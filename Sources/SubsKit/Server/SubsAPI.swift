@@ -9,6 +9,8 @@ public final class SubsAPI: @unchecked Sendable {
     public let store: LocalStore
     /// Reads: the store indexed once, rescanned when the file changes.
     private let served: ServedStore
+    /// Writes: the POSTs waiting are committed together, one rewrite for all of them.
+    let commits: GroupCommit
     private let token: [UInt8]?
     private let clock: any Clock
     /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
@@ -22,6 +24,7 @@ public final class SubsAPI: @unchecked Sendable {
     public init(store: LocalStore, token: String?, clock: any Clock) {
         self.store = store
         self.served = ServedStore(path: store.path)
+        self.commits = GroupCommit(store: store, clock: clock)
         self.token = token.map { Array($0.utf8) }
         self.clock = clock
     }
@@ -120,12 +123,10 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     private func change(_ change: CustomerChange, id: String, status: Int) -> HTTPResponse {
-        do {
-            _ = try store.apply(change, to: [id], now: clock.now(), dryRun: false)
-        } catch {
-            return failure(error)
+        switch commits.submit(ChangeRequest(change: change, id: id)) {
+        case .success: return customer(id, status: status)
+        case .failure(let error): return failure(error)
         }
-        return customer(id, status: status)
     }
 
     /// A string field; nil when absent, null or empty; an error when it has another type.
@@ -197,5 +198,66 @@ public final class SubsAPI: @unchecked Sendable {
         replays[slot] = (answer, now)
         replayLock.unlock()
         return answer
+    }
+}
+
+/// Group commit: a POST joins the queue; whoever finds no commit under way commits everything
+/// queued in one write (each request succeeding or failing on its own), and goes on while more
+/// arrived meanwhile. Fifty concurrent grants cost a few rewrites of the store, not fifty.
+final class GroupCommit: @unchecked Sendable {
+    private let store: LocalStore
+    private let clock: any Clock
+    private let lock = NSLock()
+    private var pending: [Job] = []
+    private var committing = false
+    /// Writes made so far (one per batch); the tests read it.
+    private(set) var batches = 0
+
+    private final class Job: @unchecked Sendable {
+        let request: ChangeRequest
+        var result: Result<ChangedCustomer, Error>?
+        let done = DispatchSemaphore(value: 0)
+        init(_ request: ChangeRequest) { self.request = request }
+    }
+
+    init(store: LocalStore, clock: any Clock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    func submit(_ request: ChangeRequest) -> Result<ChangedCustomer, Error> {
+        let job = Job(request)
+        lock.lock()
+        pending.append(job)
+        if committing {
+            lock.unlock()
+            job.done.wait()
+            return job.result!
+        }
+        committing = true
+        lock.unlock()
+        while true {
+            lock.lock()
+            let batch = pending
+            pending = []
+            if batch.isEmpty {
+                committing = false
+                lock.unlock()
+                break
+            }
+            batches += 1
+            lock.unlock()
+            let results: [Result<ChangedCustomer, Error>]
+            do {
+                results = try store.applyEach(batch.map(\.request), now: clock.now()).map { $0.mapError { $0 as Error } }
+            } catch {
+                results = batch.map { _ in .failure(error) }
+            }
+            for (waiting, result) in zip(batch, results) {
+                waiting.result = result
+                if waiting !== job { waiting.done.signal() }
+            }
+        }
+        return job.result!
     }
 }

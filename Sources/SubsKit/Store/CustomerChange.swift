@@ -13,6 +13,16 @@ public enum CustomerChange: Sendable, Equatable {
     }
 }
 
+/// One change to one customer (the server's requests, committed together).
+public struct ChangeRequest: Sendable {
+    public var change: CustomerChange
+    public var id: String
+    public init(change: CustomerChange, id: String) {
+        self.change = change
+        self.id = id
+    }
+}
+
 public struct ChangedCustomer: Sendable {
     /// The record after the change.
     public var record: CustomerRecord

@@ -79,6 +79,11 @@ public struct LocalStore: RecordStore {
 }
 
 extension LocalStore {
+    /// Several changes, each succeeding or failing on its own, committed in one write.
+    public func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEach(requests, now: now)
+    }
+
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)

@@ -26,8 +26,30 @@ struct StoreWriter {
         }
     }
 
+    /// One write for several requests that succeed or fail each on its own (the server commits
+    /// the POSTs waiting together): the ones that succeed are committed in one rewrite, in
+    /// request order (two changes to one customer both apply).
+    func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+        let path = try StoreFiles.resolvedPath(self.path)
+        let ids = Array(Set(requests.map(\.id)))
+        return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
+            try scanned(ids, at: path, dryRun: false) { store, temp in
+                try rewriteEach(requests, ids: ids, in: store, temp: temp, now: now)
+            }
+        }
+    }
+
     private func write(_ change: CustomerChange, to ids: [String], at path: String, now: Instant,
                        dryRun: Bool) throws -> ChangeResult {
+        try scanned(ids, at: path, dryRun: dryRun) { store, temp in
+            try rewrite(change, to: ids, in: store, temp: temp, now: now)
+        }
+    }
+
+    /// Scans the store for `ids` (copying its unchanged front into a new temporary file unless
+    /// `dryRun`) and runs `body` on it.
+    private func scanned<T>(_ ids: [String], at path: String, dryRun: Bool,
+                            _ body: (ScannedStore, TemporaryFile?) throws -> T) throws -> T {
         // The new version goes to a temporary file; what comes before the first customer
         // changed is copied into it while the scan runs. Any refusal below discards it.
         var temp: TemporaryFile?
@@ -42,9 +64,7 @@ struct StoreWriter {
             })
             defer { _ = try? store.index.prefix?.finish() }
             // Everything below reads the mapping: a store changed meanwhile is refused.
-            return try store.file.reading {
-                try rewrite(change, to: ids, in: store, temp: temp, now: now)
-            }
+            return try store.file.reading { try body(store, temp) }
         } catch {
             temp?.discard()
             throw error
@@ -53,13 +73,8 @@ struct StoreWriter {
 
     private func rewrite(_ change: CustomerChange, to ids: [String], in store: ScannedStore, temp: TemporaryFile?,
                          now: Instant) throws -> ChangeResult {
-        let path = store.path
         let copied = try store.index.prefix?.finish() ?? 0
-        var problems = store.topLevelProblems()
-        var decoder = RecordDecoder()
-        let catalog = try store.catalog(into: &decoder)
-        problems += decoder.problems
-        guard problems.isEmpty else { throw StoreError.invalid(path: path, problems: problems) }
+        let catalog = try checkedCatalog(of: store)
 
         let known = catalog.entitlementIds
         guard known.contains(change.entitlement) else {
@@ -85,13 +100,7 @@ struct StoreWriter {
                 continue
             }
             guard seen.insert(span.keyOffset).inserted else { continue }
-            var customerDecoder = RecordDecoder()
-            let json = try store.value(span.range)
-            guard var record = customerDecoder.customer(id: span.id, json, catalog: catalog,
-                                                        path: JSONPath.member("customers", span.id)),
-                  customerDecoder.problems.isEmpty, var object = json.objectValue else {
-                throw StoreError.invalid(path: path, problems: customerDecoder.problems)
-            }
+            var (record, object) = try decoded(span, in: store, catalog: catalog)
             let grants = applyChange(change, to: &record, json: &object, now: now)
             if grants.isEmpty { nothingToRevoke.append(span.id); continue }
             changed.append(ChangedCustomer(record: record, grants: grants, created: false))
@@ -102,18 +111,94 @@ struct StoreWriter {
             throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
         }
         if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
-        if usesCRLF(store.bytes) { edits = edits.map(withCRLF) }
-        if let temp {
-            store.file.restartRelease()
-            try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
-                             written: { store.file.release(upTo: $0) })
-            // Rewritten in place or replaced by someone else since it was read: the new
-            // version would undo their change. Refused, nothing written.
-            try temp.commit(over: path) {
-                guard store.file.isUnchanged, store.file.isStill(at: path) else { throw store.file.changedError }
-            }
-        }
+        if let temp { try commit(edits, over: store, from: copied, via: temp) }
         return ChangeResult(catalog: catalog, customers: changed)
+    }
+
+    /// The catalog, once the store's top level is valid (a store with problems is not written).
+    private func checkedCatalog(of store: ScannedStore) throws -> Catalog {
+        var problems = store.topLevelProblems()
+        var decoder = RecordDecoder()
+        let catalog = try store.catalog(into: &decoder)
+        problems += decoder.problems
+        guard problems.isEmpty else { throw StoreError.invalid(path: store.path, problems: problems) }
+        return catalog
+    }
+
+    /// A customer to change: its record and its JSON object (kept to preserve unknown fields).
+    private func decoded(_ span: CustomerSpan, in store: ScannedStore,
+                         catalog: Catalog) throws -> (CustomerRecord, JSONObject) {
+        var decoder = RecordDecoder()
+        let json = try store.value(span.range)
+        guard let record = decoder.customer(id: span.id, json, catalog: catalog,
+                                            path: JSONPath.member("customers", span.id)),
+              decoder.problems.isEmpty, let object = json.objectValue else {
+            throw StoreError.invalid(path: store.path, problems: decoder.problems)
+        }
+        return (record, object)
+    }
+
+    /// Writes the store with `edits` spliced in to `temp` and puts it in place.
+    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws {
+        let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
+        store.file.restartRelease()
+        try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
+                         written: { store.file.release(upTo: $0) })
+        // Rewritten in place or replaced by someone else since it was read: the new
+        // version would undo their change. Refused, nothing written.
+        try temp.commit(over: store.path) {
+            guard store.file.isUnchanged, store.file.isStill(at: store.path) else { throw store.file.changedError }
+        }
+    }
+
+    private func rewriteEach(_ requests: [ChangeRequest], ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+                             now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+        let copied = try store.index.prefix?.finish() ?? 0
+        let catalog = try checkedCatalog(of: store)
+        let known = catalog.entitlementIds
+        let slot = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+
+        struct Working {
+            var span: CustomerSpan
+            var record: CustomerRecord
+            var object: JSONObject
+            var changed = false
+        }
+        var working: [Int: Working] = [:]   // by key offset
+        var results: [Result<ChangedCustomer, ChangeError>] = []
+        for request in requests {
+            let change = request.change
+            if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
+                results.append(.failure(.expirationNotInFuture(expiration))); continue
+            }
+            guard known.contains(change.entitlement) else {
+                results.append(.failure(.unknownEntitlement(change.entitlement,
+                                                            suggestion: EditDistance.closest(to: change.entitlement, among: known))))
+                continue
+            }
+            guard let i = slot[request.id], let span = try store.customerSpan(forRequest: i, id: request.id) else {
+                results.append(.failure(.customersNotFound([request.id]))); continue
+            }
+            if working[span.keyOffset] == nil {
+                let (record, object) = try decoded(span, in: store, catalog: catalog)
+                working[span.keyOffset] = Working(span: span, record: record, object: object)
+            }
+            var customer = working[span.keyOffset]!
+            let grants = applyChange(change, to: &customer.record, json: &customer.object, now: now)
+            guard !grants.isEmpty else {
+                results.append(.failure(.nothingToRevoke(entitlement: change.entitlement, customers: [span.id]))); continue
+            }
+            customer.changed = true
+            working[span.keyOffset] = customer
+            results.append(.success(ChangedCustomer(record: customer.record, grants: grants, created: false)))
+        }
+        let edits = working.values.filter(\.changed).map {
+            Splice.replaceValue($0.span.range, with: .object($0.object), in: store)
+        }
+        if let temp {
+            if edits.isEmpty { temp.discard() } else { try commit(edits, over: store, from: copied, via: temp) }
+        }
+        return results
     }
 
     /// Whether the store ends its lines with CRLF (its first line break tells).
