@@ -214,7 +214,13 @@ extension SubsAPITests {
             switch i % 10 {
             case 3: XCTAssertEqual(try json(answer)["error"]?["code"], .string("entitlement_not_found"))
             case 7: XCTAssertEqual(try json(answer)["error"]?["code"], .string("customer_not_found"))
-            default: XCTAssertEqual(answer.status, 201, "request \(i): \(String(decoding: answer.body, as: UTF8.self))")
+            default:
+                XCTAssertEqual(answer.status, 201, "request \(i): \(String(decoding: answer.body, as: UTF8.self))")
+                // Each answer is the record as its own change left it, its grant included.
+                guard case .array(let grants)? = try json(answer)["customer"]?["grants"] else {
+                    XCTFail("request \(i): no grants in the answer"); continue
+                }
+                XCTAssertTrue(grants.contains { $0["reason"] == .string("r\(i)") }, "request \(i)")
             }
         }
         let records = try LocalStore(path: path).lookup(["trent", "alice", "bob"]).records.compactMap { $0 }

@@ -138,6 +138,40 @@ final class MappedFile {
         releasedUpTo = end
     }
 
+    /// Hands back the memory of every page read so far.
+    func releaseAll() {
+        release(0..<bytes.count)
+    }
+
+    /// Hands back the memory of the whole pages inside `range` (safe from any thread: it keeps
+    /// no state; a later read maps them again from the page cache).
+    func release(_ range: Range<Int>) {
+        guard mapped, let base = bytes.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = range.upperBound >= bytes.count ? bytes.count : range.upperBound / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+    }
+
+    /// A copy of `range`, read with pread rather than through the mapping: the server's reads of
+    /// single customers land all over the file, and each fault through the mapping maps a whole
+    /// (large) page-cache folio — its resident size would climb toward the store's size.
+    /// A short read (the file was truncated) is `changedError`.
+    func copy(_ range: Range<Int>) throws -> [UInt8] {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count)
+        guard fd >= 0 else { return Array(bytes[range]) }
+        var copied = [UInt8](repeating: 0, count: range.count)
+        var done = 0
+        while done < range.count {
+            let n = copied.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, range.count - done, off_t(range.lowerBound + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw changedError }
+            done += n
+        }
+        return copied
+    }
+
     /// A second pass over the bytes (the writer's copy) releases behind itself from the start again.
     func restartRelease() {
         releasedUpTo = 0

@@ -80,7 +80,7 @@ public struct LocalStore: RecordStore {
 
 extension LocalStore {
     /// Several changes, each succeeding or failing on its own, committed in one write.
-    public func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+    public func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
         try StoreWriter(path: path, lockTimeout: lockTimeout).applyEach(requests, now: now)
     }
 

@@ -57,6 +57,8 @@ final class PrefixCopier: @unchecked Sendable {
             if end == copied { return }   // stopping, and all caught up
             do {
                 try temp.write(UnsafeRawBufferPointer(rebasing: file.bytes[copied..<end]))
+                // The scan has passed these pages and released them; this read mapped them again.
+                file.release(copied..<end)
             } catch {
                 failure = error
                 return

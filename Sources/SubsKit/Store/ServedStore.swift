@@ -25,6 +25,8 @@ public final class ServedStore: @unchecked Sendable {
         let catalog: Catalog
         let byId: [String: Int]
         let byAlias: [String: [Int]]
+        /// The catalog as stored (every answer carries it).
+        let products: JSONValue
 
         init(path: String) throws {
             let identity = try FileIdentity(path: path)
@@ -45,6 +47,11 @@ public final class ServedStore: @unchecked Sendable {
             }
             self.byId = byId
             self.byAlias = byAlias
+            guard let products = store.index.products else { throw StoreError.invalid(path: path, problems: []) }
+            self.products = try store.file.reading { try store.value(products) }
+            // Lookups read their customer with pread (`MappedFile.copy`): the pages the scan
+            // mapped go back now, and the server's resident size stays that of its index.
+            store.file.releaseAll()
         }
     }
 
@@ -75,14 +82,18 @@ public final class ServedStore: @unchecked Sendable {
             return nil
         }
         let span = spans[index]
-        let store = snapshot.store
-        return try store.file.reading {
-            let value = try store.value(span.range)
+        let file = snapshot.store.file
+        return try file.reading {
+            let value: JSONValue
+            do {
+                value = try JSON.parse(try file.copy(span.range))
+            } catch let error as JSONError {
+                throw StoreError.syntax(path: path, error: error)
+            }
             var decoder = RecordDecoder()
             _ = decoder.customer(id: span.id, value, catalog: snapshot.catalog, path: JSONPath.member("customers", span.id))
             guard decoder.problems.isEmpty else { throw StoreError.invalid(path: path, problems: decoder.problems) }
-            guard let products = store.index.products else { throw StoreError.invalid(path: path, problems: []) }
-            return StoredRecord(id: span.id, record: value, products: try store.value(products))
+            return StoredRecord(id: span.id, record: value, products: snapshot.products)
         }
     }
 
@@ -91,6 +102,8 @@ public final class ServedStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if !forceRescan, let snapshot, (try? FileIdentity(path: path)) == snapshot.identity { return snapshot }
+        // The old snapshot's mapping goes before the new scan maps the file again.
+        snapshot = nil
         let fresh = try Snapshot(path: path)
         snapshot = fresh
         return fresh

@@ -29,7 +29,7 @@ struct StoreWriter {
     /// One write for several requests that succeed or fail each on its own (the server commits
     /// the POSTs waiting together): the ones that succeed are committed in one rewrite, in
     /// request order (two changes to one customer both apply).
-    func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+    func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
         let path = try StoreFiles.resolvedPath(self.path)
         let ids = Array(Set(requests.map(\.id)))
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
@@ -141,6 +141,10 @@ struct StoreWriter {
     /// Writes the store with `edits` spliced in to `temp` and puts it in place.
     private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws {
         let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
+        // Reading the customers changed mapped the page-cache folios around them (up to a
+        // megabyte each on a file the kernel cached in large folios): they go before the copy,
+        // which then releases behind itself.
+        store.file.releaseAll()
         store.file.restartRelease()
         try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
                          written: { store.file.release(upTo: $0) })
@@ -152,7 +156,7 @@ struct StoreWriter {
     }
 
     private func rewriteEach(_ requests: [ChangeRequest], ids: [String], in store: ScannedStore, temp: TemporaryFile?,
-                             now: Instant) throws -> [Result<ChangedCustomer, ChangeError>] {
+                             now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
         let known = catalog.entitlementIds
@@ -165,7 +169,9 @@ struct StoreWriter {
             var changed = false
         }
         var working: [Int: Working] = [:]   // by key offset
-        var results: [Result<ChangedCustomer, ChangeError>] = []
+        var results: [Result<StoredRecord, ChangeError>] = []
+        guard let productsRange = store.index.products else { throw StoreError.invalid(path: store.path, problems: []) }
+        let products = try store.value(productsRange)
         for request in requests {
             let change = request.change
             if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
@@ -190,7 +196,9 @@ struct StoreWriter {
             }
             customer.changed = true
             working[span.keyOffset] = customer
-            results.append(.success(ChangedCustomer(record: customer.record, grants: grants, created: false)))
+            // Each answer shows the record as its own change left it (a later one in the batch
+            // may change the same customer again).
+            results.append(.success(StoredRecord(id: span.id, record: .object(customer.object), products: products)))
         }
         let edits = working.values.filter(\.changed).map {
             Splice.replaceValue($0.span.range, with: .object($0.object), in: store)
