@@ -14,10 +14,16 @@ struct BenchOptions {
     var quick = false
     var validate = false
     var layout = StoreLayout.records
+    /// Which scenarios run: the command-line rows, the `subs serve` scenario, or both.
+    var cli = true
+    var serve = true
+    var connections = 16
+    var serveSeconds = 5.0
 
     static let usage = """
         usage: subs-bench [--out DIR] [--customers N] [--seed N] [--runs N] [--subs PATH]
                           [--layout records|pretty] [--keep] [--quick] [--validate]
+                          [--only cli|serve] [--connections N] [--seconds N]
 
           --out DIR        where stores and results.json go (default bench-out/)
           --customers N    customers in the benchmark store (default 100000)
@@ -29,6 +35,10 @@ struct BenchOptions {
           --keep           reuse stores already generated with the same parameters
           --quick          10000 customers and 3 runs, for trying things out
           --validate       run `subs store validate` on the big store too (slow)
+          --only S         cli: the command-line rows only; serve: the subs serve
+                           scenario only (default: both)
+          --connections N  keep-alive connections of the serve scenario's GETs (default 16)
+          --seconds N      how long the serve scenario sends GETs (default 5)
         """
 
     /// Parses the arguments; explicit --customers/--runs win over --quick in any order.
@@ -60,6 +70,13 @@ struct BenchOptions {
             case "--keep": options.keep = true
             case "--quick": options.quick = true
             case "--validate": options.validate = true
+            case "--only":
+                let text = try value(argument)
+                guard text == "cli" || text == "serve" else { throw BenchError("--only: expected cli or serve, got '\(text)'") }
+                options.cli = text == "cli"
+                options.serve = text == "serve"
+            case "--connections": options.connections = try number(argument, min: 1)
+            case "--seconds": options.serveSeconds = Double(try number(argument, min: 1))
             default: throw BenchError("unknown argument '\(argument)'\n\(usage)")
             }
         }

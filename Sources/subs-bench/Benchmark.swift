@@ -51,6 +51,15 @@ struct Benchmark {
             validations.append((name, seconds))
         }
 
+        if options.serve {
+            let scenario = ServeScenario(options: options, subs: subs, runner: runner, out: out, store: big.store)
+            let figures = try scenario.run()
+            print(figures.table(storeBytes: big.store.bytes, connections: options.connections), terminator: "")
+            try writeText(JSONWriter.pretty(figures.json) + "\n", to: out + "/serve.json")
+            note("wrote \(out)/serve.json")
+        }
+        guard options.cli else { return }
+
         let middle = StoreGenerator.customerId(options.customers / 2, of: options.customers)
         let idsPath = out + "/ids.txt"
         let idCount = try writeSpreadIds(customers: options.customers, to: idsPath)

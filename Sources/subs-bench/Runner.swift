@@ -20,6 +20,9 @@ struct ChildRun {
     var status: Int32
 }
 
+/// The relay's child, for its SIGTERM handler.
+nonisolated(unsafe) private var relayedChild: pid_t = 0
+
 struct Runner {
     /// `KEY=value` entries every child gets.
     let environment: [String]
@@ -49,6 +52,33 @@ struct Runner {
         return ChildRun(seconds: seconds, peakRSSKiB: kib, status: status)
     }
 
+    /// Starts `arguments` through the relay without waiting (a server); `stop` ends it.
+    func start(_ arguments: [String], stderr: String) throws -> Background {
+        let answer = relayAnswerFile + ".background"
+        let relayed = [relay, "--relay", emptyFile, discardFile, stderr, "--"] + arguments
+        let pid = try Runner.launch(relayed, environment: environment, stdin: emptyFile, stdout: answer, stderr: stderr)
+        return Background(relayPid: pid, answerFile: answer, stderrFile: stderr)
+    }
+
+    /// A child running through the relay.
+    struct Background {
+        let relayPid: pid_t
+        let answerFile: String
+        let stderrFile: String
+
+        /// SIGTERM, then what the relay measured.
+        func stop() throws -> ChildRun {
+            kill(relayPid, SIGTERM)
+            let relayRun = try Runner.wait(for: relayPid, startedAt: Runner.monotonicSeconds())
+            let answer = try readText(answerFile).split(separator: " ")
+            guard relayRun.status == 0, answer.count == 3, let seconds = Double(answer[0]),
+                  let kib = Int(answer[1]), let status = Int32(answer[2].trimmingSpaces()) else {
+                throw BenchError("the relay failed (exit \(relayRun.status)): \((try? readText(stderrFile))?.suffix(2000) ?? "")")
+            }
+            return ChildRun(seconds: seconds, peakRSSKiB: kib, status: status)
+        }
+    }
+
     /// The relay's side (`subs-bench --relay STDIN STDOUT STDERR -- COMMAND...`): runs the command
     /// and prints `seconds peakRSSKiB status` on its own stdout. Returns its exit status.
     static func relay(_ arguments: [String]) -> Int32 {
@@ -57,8 +87,13 @@ struct Runner {
             return 64
         }
         do {
-            let child = try spawn(Array(arguments[4...]), environment: inheritedEnvironment(),
-                                  stdin: arguments[0], stdout: arguments[1], stderr: arguments[2], useFork: true)
+            let started = monotonicSeconds()
+            let pid = try launch(Array(arguments[4...]), environment: inheritedEnvironment(),
+                                 stdin: arguments[0], stdout: arguments[1], stderr: arguments[2], useFork: true)
+            // A server measured in the background is stopped by signalling the relay.
+            relayedChild = pid
+            signal(SIGTERM) { _ in if relayedChild > 0 { kill(relayedChild, SIGTERM) } }
+            let child = try wait(for: pid, startedAt: started)
             print("\(child.seconds) \(child.peakRSSKiB) \(child.status)")
             return 0
         } catch {
@@ -72,6 +107,14 @@ struct Runner {
     /// is charged the relay's whole resident set, shared libraries included.
     static func spawn(_ arguments: [String], environment: [String], stdin: String, stdout: String,
                       stderr: String, useFork: Bool = false) throws -> ChildRun {
+        let started = monotonicSeconds()
+        let pid = try launch(arguments, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr, useFork: useFork)
+        return try wait(for: pid, startedAt: started)
+    }
+
+    /// Starts a child without waiting for it (see `spawn`).
+    static func launch(_ arguments: [String], environment: [String], stdin: String, stdout: String,
+                       stderr: String, useFork: Bool = false) throws -> pid_t {
         // Everything the child needs is allocated before fork: after it, only system calls.
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -83,7 +126,6 @@ struct Runner {
             files.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let started = monotonicSeconds()
         if useFork {
             pid = fork()
             if pid == 0 {
@@ -109,6 +151,11 @@ struct Runner {
                 throw BenchError("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
             }
         }
+        return pid
+    }
+
+    /// Waits for the child `pid`: its wall time since `started`, peak memory and exit status.
+    static func wait(for pid: pid_t, startedAt started: Double) throws -> ChildRun {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

@@ -1,0 +1,185 @@
+// The serve scenario (issue 11): `subs serve` on a copy of the big store — GETs of random
+// customers over keep-alive connections (requests per second, p50/p99), the server's peak
+// memory, and 50 grant POSTs sent at one moment against one local `subs grant` — and nginx
+// serving a static file of the size of one answer, measured by the same load generator when
+// it is installed.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import SubsJSON
+
+struct ServeScenario {
+    let options: BenchOptions
+    let subs: String
+    let runner: Runner
+    let out: String
+    let store: GeneratedStore
+
+    static let burstSize = 50
+
+    struct Figures {
+        var gets: LoadResult
+        var answerBytes: Int
+        var nginx: LoadResult?
+        var serverPeakKiB: Int
+        var burstSeconds: [Double]
+        var localGrantSeconds: [Double]
+    }
+
+    func run() throws -> Figures {
+        let copy = out + "/serve-copy.json"
+        try copyFile(store.path, to: copy)
+        defer { unlink(copy); unlink(copy + ".lock") }
+        let customers = store.customers
+        let seed = options.seed
+
+        // One local grant on a copy of the same store, the yardstick of the burst.
+        var localGrantSeconds: [Double] = []
+        let localCopy = out + "/grant-copy.json"
+        for round in 0...options.runs {
+            try copyFile(store.path, to: localCopy)
+            let child = try runner.run([subs, "--store", localCopy, "grant", StoreGenerator.customerId(customers / 3, of: customers),
+                                        "premium", "--duration", "P1M"])
+            guard child.status == 0 else { throw BenchError("local subs grant exited with \(child.status)") }
+            if round > 0 { localGrantSeconds.append(child.seconds) }
+        }
+        unlink(localCopy)
+        unlink(localCopy + ".lock")
+
+        let port = try LoadGenerator.freePort()
+        note("serve: starting subs serve on 127.0.0.1:\(port) over \(copy)…")
+        let server = try runner.start([subs, "--store", copy, "serve", "--listen", "127.0.0.1:\(port)"],
+                                      stderr: out + "/serve-stderr.txt")
+        var stopped = false
+        defer { if !stopped { _ = try? server.stop() } }
+        try LoadGenerator.waitForListener(port: port, timeout: 300) { kill(server.relayPid, 0) == 0 }
+
+        let connections = options.connections
+        let path: @Sendable (Int, Int) -> String = { thread, n in
+            var random = SplitMix64(seed: seed &+ UInt64(thread) &* 1_000_003 &+ UInt64(n))
+            return "/v1/customers/" + StoreGenerator.customerId(Int(random.next() % UInt64(customers)), of: customers)
+        }
+        let sample = try HTTPConnection(port: port).exchange(Array("GET \(path(0, 0)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        guard sample.status == 200 else { throw BenchError("GET \(path(0, 0)) answered \(sample.status)") }
+        note("serve: warm-up (1 s), then GETs for \(options.serveSeconds) s over \(connections) connections…")
+        _ = try LoadGenerator.run(port: port, connections: connections, seconds: 1, path: path)
+        let gets = try LoadGenerator.run(port: port, connections: connections, seconds: options.serveSeconds, path: path)
+
+        note("serve: \(ServeScenario.burstSize) concurrent grant POSTs, \(options.runs) rounds…")
+        var burstSeconds: [Double] = []
+        for round in 0..<options.runs {
+            let requests = (0..<ServeScenario.burstSize).map { i -> [UInt8] in
+                let id = StoreGenerator.customerId((i * customers / ServeScenario.burstSize + round) % customers, of: customers)
+                let body = #"{"entitlement": "premium", "expirationDate": null, "reason": "subs-bench \#(round)"}"#
+                return Array(("POST /v1/customers/\(id)/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+            }
+            burstSeconds.append(try LoadGenerator.burst(port: port, requests: requests, expected: 201))
+        }
+        let serverRun = try server.stop()
+        stopped = true
+        guard serverRun.status == 0 else {
+            throw BenchError("subs serve exited with \(serverRun.status) after SIGTERM: \((try? readText(out + "/serve-stderr.txt"))?.suffix(1000) ?? "")")
+        }
+        let nginx = try measureNginx(answerBytes: sample.body.count, connections: connections)
+        return Figures(gets: gets, answerBytes: sample.body.count, nginx: nginx, serverPeakKiB: serverRun.peakRSSKiB,
+                       burstSeconds: burstSeconds, localGrantSeconds: localGrantSeconds)
+    }
+
+    /// nginx (when installed) serving a file of `answerBytes` bytes, by the same load generator.
+    private func measureNginx(answerBytes: Int, connections: Int) throws -> LoadResult? {
+        guard let nginx = Runner.which("nginx") ?? Runner.which("/usr/sbin/nginx") else {
+            note("nginx not found: its row and the ratio are left out (apt-get install nginx-light)")
+            return nil
+        }
+        let prefix = out + "/nginx"
+        _ = mkdir(prefix, 0o755)
+        _ = mkdir(prefix + "/root", 0o755)
+        try writeText(String(repeating: "x", count: answerBytes), to: prefix + "/root/customer.json")
+        let port = try LoadGenerator.freePort()
+        // As many workers as cores, no logging: nginx at its best for a small static file.
+        let conf = """
+            worker_processes auto;
+            daemon off;
+            master_process on;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                keepalive_requests 1000000;
+                client_body_temp_path \(prefix)/tmp;
+                proxy_temp_path \(prefix)/tmp;
+                fastcgi_temp_path \(prefix)/tmp;
+                uwsgi_temp_path \(prefix)/tmp;
+                scgi_temp_path \(prefix)/tmp;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(prefix)/root;
+                }
+            }
+            """
+        try writeText(conf, to: prefix + "/nginx.conf")
+        note("serve: nginx on 127.0.0.1:\(port), a static file of \(answerBytes) bytes…")
+        let server = try runner.start([nginx, "-p", prefix, "-c", prefix + "/nginx.conf"], stderr: prefix + "/stderr.txt")
+        defer { _ = try? server.stop() }
+        try LoadGenerator.waitForListener(port: port, timeout: 30) { kill(server.relayPid, 0) == 0 }
+        _ = try LoadGenerator.run(port: port, connections: connections, seconds: 1) { _, _ in "/customer.json" }
+        return try LoadGenerator.run(port: port, connections: connections, seconds: options.serveSeconds) { _, _ in "/customer.json" }
+    }
+}
+
+extension ServeScenario.Figures {
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let n = sorted.count
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+    }
+
+    var burstToLocal: Double { Self.median(burstSeconds) / Self.median(localGrantSeconds) }
+    var toNginx: Double? { nginx.map { gets.requestsPerSecond / $0.requestsPerSecond } }
+
+    func table(storeBytes: Int, connections: Int) -> String {
+        func ms(_ s: Double) -> String { String(format: "%.2f ms", s * 1000) }
+        func verdict(_ met: Bool) -> String { met ? "met" : "MISSED" }
+        var lines = ["", "subs serve (\(connections) keep-alive connections, GETs of random customers, \(answerBytes)-byte answers)"]
+        func row(_ label: String, _ load: LoadResult) -> String {
+            label + String(format: "%9.0f req/s", load.requestsPerSecond)
+                + "   p50 \(ms(load.percentile(0.5)))   p99 \(ms(load.percentile(0.99)))   (\(load.requests) requests)"
+        }
+        lines.append(row("  GET /v1/customers/ID   ", gets))
+        if let nginx { lines.append(row("  nginx, static file     ", nginx)) }
+        let peakMB = Double(serverPeakKiB) * 1024 / 1e6
+        lines.append(String(format: "  server peak memory     %.1f MB (store %.1f MB)", peakMB, Double(storeBytes) / 1e6))
+        lines.append("  \(ServeScenario.burstSize) concurrent grant POSTs   \(ms(Self.median(burstSeconds))) (median of \(burstSeconds.count)); "
+                     + "one local subs grant \(ms(Self.median(localGrantSeconds)))")
+        lines.append("targets:")
+        if let toNginx {
+            lines.append(String(format: "  throughput ≥ 0.25 of nginx's: %.2f — ", toNginx) + verdict(toNginx >= 0.25))
+        } else {
+            lines.append("  throughput ≥ 0.25 of nginx's: not measured (no nginx)")
+        }
+        lines.append("  p99 < 20 ms: \(ms(gets.percentile(0.99))) — \(verdict(gets.percentile(0.99) < 0.020))")
+        lines.append(String(format: "  server memory < half the store: %.2f of it — ", peakMB * 1e6 / Double(storeBytes))
+                     + verdict(peakMB * 1e6 < Double(storeBytes) / 2))
+        lines.append(String(format: "  50 grants ≤ 3× one grant: %.2f× — ", burstToLocal) + verdict(burstToLocal <= 3))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    var json: JSONValue {
+        func number(_ x: Double) -> JSONValue { .number(String(format: "%.6f", x)) }
+        var fields: [(String, JSONValue)] = [
+            ("requestsPerSecond", number(gets.requestsPerSecond)), ("p50Seconds", number(gets.percentile(0.5))),
+            ("p99Seconds", number(gets.percentile(0.99))), ("requests", .number(String(gets.requests))),
+            ("answerBytes", .number(String(answerBytes))), ("serverPeakKiB", .number(String(serverPeakKiB))),
+            ("burstSeconds", .array(burstSeconds.map(number))), ("localGrantSeconds", .array(localGrantSeconds.map(number))),
+        ]
+        if let nginx {
+            fields.append(("nginxRequestsPerSecond", number(nginx.requestsPerSecond)))
+            fields.append(("nginxP99Seconds", number(nginx.percentile(0.99))))
+        }
+        return .object(JSONObject(fields))
+    }
+}
