@@ -29,6 +29,8 @@ final class FakeRevenueCat: @unchecked Sendable {
     var script: (@Sendable (Int, HTTPRequest) -> HTTPResponse?)?
     private var server: HTTPServer!
     var base = ""
+    /// The key requests must carry (a test of a wrong key changes it).
+    var expectedKey = FakeRevenueCat.key
 
     init() throws {
         for (id, name) in Self.fixtures { subscribers[id] = try Self.fixture(name) }
@@ -55,7 +57,7 @@ final class FakeRevenueCat: @unchecked Sendable {
         defer { lock.unlock() }
         requests.append(r)
         func expect(_ ok: Bool, _ what: String) { if !ok { problems.append("\(r.method) \(r.target): \(what)") } }
-        expect(r.headers["Authorization"] == "Bearer \(Self.key)", "Authorization is \(r.headers["Authorization"] ?? "absent")")
+        expect(r.headers["Authorization"] == "Bearer \(expectedKey)", "Authorization is \(r.headers["Authorization"] ?? "absent")")
         expect(r.headers["User-Agent"] == "subs/\(CLI.version)", "User-Agent is \(r.headers["User-Agent"] ?? "absent")")
         expect(r.headers["X-Platform"] == nil, "X-Platform sent")
         expect(r.headers["Accept"] == "application/json", "Accept is \(r.headers["Accept"] ?? "absent")")
