@@ -66,6 +66,10 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
         let result = run(["grant", "a/b c", "pro/max plus", "--duration", "P1D"])
         XCTAssertEqual(result.status, .success, result.stderr)
         XCTAssertEqual(posts().last?.path, "/v1/subscribers/a%2Fb%20c/entitlements/pro%2Fmax%20plus/promotional")
+        let revoke = run(["revoke", "a/b c", "pro/max plus"])
+        XCTAssertEqual(revoke.status, .success, revoke.stderr)
+        XCTAssertEqual(posts().last?.path, "/v1/subscribers/a%2Fb%20c/entitlements/pro%2Fmax%20plus/revoke_promotionals")
+        XCTAssertEqual(rc.requests.filter { $0.method == "GET" }.map(\.path), Array(repeating: "/v1/subscribers/a%2Fb%20c", count: 2))
     }
 
     func testGrantToACustomerRevenueCatDoesNotKnowNeedsCreate() throws {
