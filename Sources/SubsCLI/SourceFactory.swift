@@ -6,12 +6,20 @@ import SubsKit
 enum SourceFactory {
     static func make(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {
         if let override = context.sourceOverride { return try override() }
-        if let remote = invocation.global.remote {
+        if let remote = invocation.global.remote ?? defaultRemote(invocation.global.provider) {
             return try remoteSource(remote, invocation, context)
         }
         return RecordSource(records: LocalStore(path: Commands.storePath(invocation, context),
                                                 lockTimeout: invocation.global.lockTimeout),
                             clock: context.clock)
+    }
+
+    /// The base URL of a provider whose API has one address for everyone (no --remote needed).
+    private static func defaultRemote(_ provider: String) -> String? {
+        switch provider {
+        case "revenuecat": return RevenueCatSource.defaultBaseURL
+        default: return nil
+        }
     }
 
     /// `--remote URL` with `--provider`: the client (key, timeout, cache) and the provider's source.
@@ -30,6 +38,11 @@ enum SourceFactory {
         switch invocation.global.provider {
         case "subs":
             return RecordSource(records: RemoteRecordStore(client: client, cachePolicy: policy), clock: context.clock)
+        case "revenuecat":
+            guard loaded.key != nil else {
+                throw CommandFailure(.configError, "provider revenuecat needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY")
+            }
+            return RevenueCatSource(client: client, cachePolicy: policy, clock: context.clock)
         default:
             throw NotOffered("provider \(invocation.global.provider) is not available yet in this version of subs")
         }

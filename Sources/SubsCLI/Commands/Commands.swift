@@ -47,6 +47,8 @@ public enum Commands {
             return (.unavailable, notOffered.reason)
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
+        case let revenueCat as RevenueCatError:
+            return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
         default:
             return (.internalError, "internal error: \(error)")
         }

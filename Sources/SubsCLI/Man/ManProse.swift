@@ -57,6 +57,17 @@ enum ManProse {
         The --help and --version options, help and completion work whatever the environment and the \
         config file hold.
         """,
+        """
+        With --provider revenuecat, subs speaks RevenueCat's REST API v1, at \
+        https://api.revenuecat.com/v1 unless --remote names another base URL, with the API key as a \
+        bearer token; grant and revoke need a secret key. \
+        check maps each entitlement of the subscriber answer; a subscriber that RevenueCat created \
+        empty on the lookup itself is a customer not found, exit status 3. \
+        The API has no renewal counts, so renew-count is exit status 69, and no transaction list: \
+        history shows the purchase, cancellation, billing issue and refund dates the answer holds, with a note. \
+        --at re-evaluates the current record at DATE instead of replaying history, and says so in a note. \
+        grant and revoke change one customer at a time, have no --dry-run, and are never retried.
+        """,
     ]
 
     /// One sentence per state, keyed by the enum so that a new state cannot be left out.
@@ -178,9 +189,9 @@ enum ManProse {
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
         (64, "Usage error: unknown option or command, bad value, missing argument."),
-        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input."),
+        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the revenuecat, qonversion and iaphub providers, which are not available yet."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the qonversion and iaphub providers, which are not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),

@@ -1,0 +1,239 @@
+// From a RevenueCat v1 subscriber to our answers: each entitlement's fields exactly as SPEC
+// section 6 (provider `revenuecat`) says, evaluated at T (the answer's request_date, or --at as
+// a projection of the same record), and the history v1 can tell.
+
+public enum RevenueCatMapping {
+    /// Whether this answer is a subscriber RevenueCat created on this very GET (a GET creates
+    /// unknown app user ids): nothing bought or granted, and first seen within 60 s of the
+    /// request (or the API said 201 Created).
+    public static func isCreatedEmpty(_ s: RevenueCatSubscriber, httpStatus: Int) -> Bool {
+        guard s.isEmpty else { return false }
+        if httpStatus == 201 { return true }
+        guard let first = s.firstSeen else { return false }
+        return abs(first.seconds - s.requestDate.seconds) <= 60
+    }
+
+    /// The customer's status at `t`: every entitlement of the answer, sorted by id.
+    public static func status(_ s: RevenueCatSubscriber, requestedId: String, at t: Instant) -> CustomerStatus {
+        let id = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? requestedId
+        let record = CustomerRecord(id: id, aliases: id == requestedId ? [] : [requestedId], firstSeen: s.firstSeen,
+                                    attributes: s.attributes)
+        let entitlements = s.entitlements.map { entitlement($0, of: s, at: t) }.sorted { $0.id < $1.id }
+        return CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+    }
+
+    /// The record's source of an entitlement: its product's subscription, else the latest
+    /// purchase of that non-subscription product.
+    enum Described {
+        case subscription(RevenueCatSubscription)
+        case purchase(RevenueCatPurchase)
+        case unknown
+    }
+
+    static func described(_ e: RevenueCatEntitlement, of s: RevenueCatSubscriber) -> Described {
+        guard let product = e.productIdentifier else { return .unknown }
+        if let subscription = s.subscription(product) { return .subscription(subscription) }
+        if let purchase = s.latestPurchase(product) { return .purchase(purchase) }
+        return .unknown
+    }
+
+    public static func entitlement(_ e: RevenueCatEntitlement, of s: RevenueCatSubscriber, at t: Instant) -> EntitlementInfo {
+        // A projection to T before the answer only counts what had happened by T; at or after
+        // it, everything the record says has happened.
+        func happened(_ date: Instant?) -> Bool {
+            guard let date else { return false }
+            return date <= t || t >= s.requestDate
+        }
+        let source = described(e, of: s)
+        var sub: RevenueCatSubscription?
+        var purchase: RevenueCatPurchase?
+        switch source {
+        case .subscription(let x): sub = x
+        case .purchase(let p): purchase = p
+        case .unknown: break
+        }
+        let store = sub?.store ?? purchase?.store
+        let promotional = store == "promotional"
+
+        let revoked = happened(sub?.refundedAt)
+        let isActive = !revoked && (e.expiresDate.map { t < $0 } ?? true)
+        let billingIssue = happened(sub?.billingIssuesDetectedAt)
+        let grace = sub?.gracePeriodExpiresDate ?? e.gracePeriodExpiresDate
+        let state: EntitlementState
+        if revoked { state = .revoked }
+        else if isActive && billingIssue && grace.map({ $0 > t }) == true { state = .gracePeriod }
+        else if isActive { state = .active }
+        else if billingIssue { state = .billingRetry }
+        else if let resume = sub?.autoResumeDate, resume > t { state = .paused }
+        else { state = .expired }
+
+        let renewState: RenewState
+        if purchase != nil || promotional { renewState = .nonRenewable }
+        else if sub == nil { renewState = e.expiresDate == nil ? .nonRenewable : .unknown }
+        else if sub?.billingIssuesDetectedAt != nil { renewState = .billingIssue }
+        else if sub?.unsubscribeDetectedAt != nil { renewState = .canceled }
+        else if isActive { renewState = .willRenew }
+        else { renewState = .unknown }
+        // A scheduled pause stops the entitlement at the end of this period.
+        let pauseAhead = sub?.autoResumeDate.map { $0 > t } ?? false
+        let willRenew = renewState == .willRenew && !pauseAhead
+
+        let periodType: PeriodType
+        if promotional { periodType = .promotional }
+        else {
+            switch sub?.periodType {
+            case "trial": periodType = .trial
+            case "intro": periodType = .intro
+            default: periodType = .normal   // normal, prepaid, absent, or a value this version does not know
+            }
+        }
+        let grantType: GrantType = promotional ? .manual : sub?.ownershipType == "FAMILY_SHARED" ? .familySharing : .purchase
+        let kind: SourceKind
+        switch source {
+        case .subscription: kind = promotional ? .grant : .chain
+        case .purchase: kind = .purchase
+        case .unknown: kind = e.expiresDate == nil ? .purchase : .chain
+        }
+        let started = sub?.originalPurchaseDate ?? purchase?.purchaseDate
+
+        return EntitlementInfo(
+            id: e.id, isActive: isActive, state: state, renewState: renewState, willRenew: willRenew,
+            periodType: periodType, source: entitlementSource(store), grantType: grantType,
+            productId: e.productIdentifier, startedDate: started, trialStartDate: nil, firstPurchaseDate: started,
+            lastPurchaseDate: e.purchaseDate, expirationDate: e.expiresDate, gracePeriodExpirationDate: grace,
+            billingIssueDetectedAt: sub?.billingIssuesDetectedAt, autoRenewDisableDate: sub?.unsubscribeDetectedAt,
+            autoResumeDate: sub?.autoResumeDate, renewalProductId: nil, renewsCount: nil,
+            isSandbox: sub?.isSandbox ?? purchase?.isSandbox ?? false, lastActivatedOfferCode: nil, grantId: nil,
+            transactions: [], sourceKind: kind, revokedAt: revoked ? sub?.refundedAt : nil)
+    }
+
+    /// `store` → `source`: app_store/mac_app_store → appstore, play_store → playstore, stripe,
+    /// amazon, promotional → manual, anything else (roku, paddle, unknown values) → unknown.
+    public static func entitlementSource(_ store: String?) -> EntitlementSource {
+        switch store {
+        case "promotional": return .manual
+        default: return EntitlementSource(rawValue: purchaseSource(store).rawValue) ?? .unknown
+        }
+    }
+
+    static func purchaseSource(_ store: String?) -> PurchaseSource {
+        switch store {
+        case "app_store", "mac_app_store": return .appstore
+        case "play_store": return .playstore
+        case "stripe": return .stripe
+        case "amazon": return .amazon
+        default: return .unknown
+        }
+    }
+
+    // MARK: history
+
+    /// What v1 tells of the past, dated <= until, oldest first (ties keep document order): per
+    /// subscription its original and latest purchase, unsubscribe, billing issue and refund (a
+    /// promotional one is a grant); per non-subscription purchase, the purchase.
+    public static func history(_ s: RevenueCatSubscriber, until: Instant) -> [HistoryEntry] {
+        var all: [HistoryEntry] = []
+        for sub in s.subscriptions {
+            let entitlements = concerned(sub.productId, s)
+            if sub.isPromotional {
+                if let date = sub.purchaseDate ?? sub.originalPurchaseDate {
+                    all.append(HistoryEntry(date: date, kind: .grant, type: "granted", entitlements: entitlements, fields: [
+                        ("grantId", .string(sub.storeTransactionId ?? sub.productId)),
+                        ("expirationDate", .date(sub.expiresDate)),
+                        ("grantedBy", .string(nil)),
+                        ("reason", .string(nil)),
+                    ]))
+                }
+                continue
+            }
+            let renewedLater = sub.purchaseDate.map { p in sub.originalPurchaseDate.map { p > $0 } ?? false } ?? false
+            if let start = sub.originalPurchaseDate ?? sub.purchaseDate {
+                let type: TransactionType
+                switch (renewedLater, sub.periodType) {
+                case (false, "trial"): type = .trialStarted
+                case (false, "intro"): type = .introStarted
+                default: type = .subscriptionStarted
+                }
+                all.append(transaction(sub, type: type, date: start, latest: !renewedLater, entitlements: entitlements))
+            }
+            if renewedLater, let latest = sub.purchaseDate {
+                let type: TransactionType
+                switch sub.periodType {
+                case "trial": type = .trialStarted
+                case "intro": type = .introRenewed
+                default: type = .subscriptionRenewed
+                }
+                all.append(transaction(sub, type: type, date: latest, latest: true, entitlements: entitlements))
+            }
+            if let date = sub.unsubscribeDetectedAt {
+                all.append(HistoryEntry(date: date, kind: .event, type: EventType.autoRenewDisabled.rawValue,
+                                        entitlements: entitlements, fields: [("originalTransactionId", .string(nil))]))
+            }
+            if let date = sub.billingIssuesDetectedAt {
+                all.append(HistoryEntry(date: date, kind: .event, type: EventType.billingIssue.rawValue,
+                                        entitlements: entitlements, fields: [("originalTransactionId", .string(nil))]))
+            }
+            if let date = sub.refundedAt {
+                all.append(HistoryEntry(date: date, kind: .refund, type: "revoked", entitlements: entitlements, fields: [
+                    ("transactionId", .string(sub.storeTransactionId)),
+                    ("productId", .string(sub.productId)),
+                ]))
+            }
+        }
+        for purchase in s.purchases {
+            guard let date = purchase.purchaseDate else { continue }
+            let entitlements = concerned(purchase.productId, s)
+            let id = purchase.storeTransactionId ?? purchase.id
+            // v1 does not say whether a product is consumable: one that unlocks nothing is taken as one.
+            let type: TransactionType = entitlements.isEmpty ? .consumablePurchase : .nonConsumablePurchase
+            all.append(HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
+                ("transactionId", .string(id)),
+                ("originalTransactionId", .string(id)),
+                ("productId", .string(purchase.productId)),
+                ("expirationDate", .date(nil)),
+                ("source", .string(purchaseSource(purchase.store).rawValue)),
+                ("environment", .string(purchase.isSandbox ? "sandbox" : "production")),
+                ("ownershipType", .string(OwnershipType.owner.rawValue)),
+                ("offerCode", .string(nil)),
+            ]))
+        }
+        return all.enumerated()
+            .filter { $0.element.date <= until }
+            .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
+            .map(\.element)
+    }
+
+    /// The store transaction id belongs to the latest period; v1 has no id for the first one
+    /// when the subscription renewed since.
+    private static func transaction(_ sub: RevenueCatSubscription, type: TransactionType, date: Instant, latest: Bool,
+                                    entitlements: [String]) -> HistoryEntry {
+        HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
+            ("transactionId", .string(latest ? sub.storeTransactionId : nil)),
+            ("originalTransactionId", .string(nil)),
+            ("productId", .string(sub.productId)),
+            ("expirationDate", .date(latest ? sub.expiresDate : nil)),
+            ("source", .string(purchaseSource(sub.store).rawValue)),
+            ("environment", .string(sub.isSandbox ? "sandbox" : "production")),
+            ("ownershipType", .string(sub.ownershipType == "FAMILY_SHARED" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue)),
+            ("offerCode", .string(nil)),
+        ])
+    }
+
+    /// Entitlements a product is known to unlock: those the answer describes by it, and for a
+    /// promotional product (`rc_promo_<entitlement>_<duration>`) the entitlement it names.
+    static func concerned(_ productId: String, _ s: RevenueCatSubscriber) -> [String] {
+        var ids = Set(s.entitlements.filter { $0.productIdentifier == productId }.map(\.id))
+        if productId.hasPrefix("rc_promo_") {
+            for e in s.entitlements where productId.hasPrefix("rc_promo_\(e.id)_") { ids.insert(e.id) }
+        }
+        return ids.sorted()
+    }
+
+    /// Active promotional subscriptions of `entitlement` at the answer's request date.
+    static func activePromotionals(of entitlement: String, in s: RevenueCatSubscriber) -> [RevenueCatSubscription] {
+        s.subscriptions.filter { sub in
+            sub.isPromotional && sub.refundedAt == nil && (sub.expiresDate.map { s.requestDate < $0 } ?? true)
+                && concerned(sub.productId, s).contains(entitlement)
+        }
+    }
+}

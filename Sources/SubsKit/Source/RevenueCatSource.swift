@@ -1,0 +1,241 @@
+// Provider `revenuecat`: RevenueCat's REST API v1 behind the answer-level seam (SPEC section 6).
+// check = GET /subscribers/{id}; grant = POST …/entitlements/{E}/promotional; revoke = POST
+// …/entitlements/{E}/revoke_promotionals; history = what the subscriber answer tells. v1 has no
+// renewal counts and no transaction list, and answers today's record only (--at projects it).
+
+import SubsJSON
+
+/// What RevenueCat answered that is not a subscriber. The CLI: `customerNotFound`/`notFound` → 3,
+/// `rejected` → 65.
+public enum RevenueCatError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No such customer: RevenueCat created an empty subscriber for the id on this request.
+    case customerNotFound(id: String, detail: String)
+    /// HTTP 404, with RevenueCat's error code and message when it sent them.
+    case notFound(url: String, code: String?, message: String?)
+    /// Another 4xx (400, 409, 422…): RevenueCat refused what was sent.
+    case rejected(url: String, status: Int, code: String?, message: String?)
+
+    public var isNotFound: Bool {
+        switch self {
+        case .customerNotFound, .notFound: return true
+        case .rejected: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .customerNotFound(let id, let detail):
+            return "customer '\(id)' not found: \(detail)"
+        case .notFound(let url, let code, let message):
+            return "\(url): not found (HTTP 404\(code.map { ", code \($0)" } ?? ""))\(message.map { ": \($0)" } ?? "")"
+        case .rejected(let url, let status, let code, let message):
+            return "\(url): RevenueCat refused the request (HTTP \(status)\(code.map { ", code \($0)" } ?? ""))\(message.map { ": \($0)" } ?? "")"
+        }
+    }
+}
+
+public struct RevenueCatSource: CustomerSource {
+    public static let defaultBaseURL = "https://api.revenuecat.com/v1"
+
+    public let client: RemoteClient
+    public let cachePolicy: CachePolicy
+    public let clock: any Clock
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
+        self.client = client
+        self.cachePolicy = cachePolicy
+        self.clock = clock
+    }
+
+    public var capabilities: SourceCapabilities { [.history, .grants, .lifetimeGrants] }
+
+    public func whyNotOffered(_ capability: SourceCapabilities) -> String {
+        if capability == .renewalCounts {
+            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list"
+        }
+        return "RevenueCat's API v1 does not offer that"
+    }
+
+    static let historyNote = "RevenueCat's API v1 has no full transaction list: history shows each subscription's first "
+        + "and latest purchase, cancellation, billing issue and refund, and each one-time purchase"
+
+    static func projectionNote(_ s: RevenueCatSubscriber, to t: Instant) -> String {
+        "RevenueCat's API v1 answers the current record only: the record of \(ISODate.format(s.requestDate)) "
+            + "was projected to \(ISODate.format(t)), not replayed from history"
+    }
+
+    static func createdNote(_ id: String, _ s: RevenueCatSubscriber) -> String {
+        "RevenueCat created an empty subscriber for '\(id)' on this request"
+            + (s.firstSeen.map { " (first seen \(ISODate.format($0)))" } ?? "") + ": there was no such customer"
+    }
+
+    // MARK: reading
+
+    struct Fetched {
+        var subscriber: RevenueCatSubscriber
+        var createdEmpty: Bool
+    }
+
+    /// The subscriber of `id`; nil on 404. Warnings of the answer (cache age) go to `notes`.
+    func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched? {
+        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), cachePolicy: policy)
+        notes += answer.warnings
+        switch answer.response.status {
+        case 200, 201:
+            let s = try Self.decode(answer)
+            return Fetched(subscriber: s, createdEmpty: RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status))
+        case 404: return nil
+        default: throw Self.failure(answer)
+        }
+    }
+
+    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        var notes: [String] = []
+        var statuses: [CustomerStatus?] = []
+        var requestDate: Instant?
+        var projected: RevenueCatSubscriber?
+        for id in ids {
+            guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { statuses.append(nil); continue }
+            let s = fetched.subscriber
+            if fetched.createdEmpty {
+                notes.append(Self.createdNote(id, s))
+                statuses.append(nil)
+                continue
+            }
+            requestDate = requestDate ?? s.requestDate
+            if t != nil && projected == nil { projected = s }
+            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate))
+        }
+        if let t, let s = projected { notes.append(Self.projectionNote(s, to: t)) }
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes)
+    }
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        var notes: [String] = []
+        guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { return nil }
+        let s = fetched.subscriber
+        if fetched.createdEmpty {
+            throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
+        }
+        let at = t ?? s.requestDate
+        notes.append(Self.historyNote)
+        let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
+        return HistoryAnswer(requestDate: at, customerId: customerId,
+                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes)
+    }
+
+    static func createdDetail(_ s: RevenueCatSubscriber) -> String {
+        "RevenueCat created an empty subscriber for it on this request"
+            + (s.firstSeen.map { " (first seen \(ISODate.format($0)))" } ?? "")
+    }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("RevenueCat's API v1 does not list customers")
+    }
+
+    public func entitlementIds() throws -> [String] {
+        throw NotOffered("RevenueCat's API v1 does not list entitlements")
+    }
+
+    // MARK: writing
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
+                      dryRun: Bool) throws -> ChangeAnswer {
+        guard !dryRun else { throw NotOffered("RevenueCat's API v1 has no dry run; nothing was sent") }
+        guard ids.count == 1, let id = ids.first else {
+            throw NotOffered("RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)")
+        }
+        // A write needs RevenueCat itself: --offline cannot send it, and the check before it
+        // must not come from the cache.
+        let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
+        var notes: [String] = []
+        let entitlement = change.entitlement
+        let path = "/subscribers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))"
+        let after: RevenueCatSubscriber
+        let grants: [Grant]
+        switch change {
+        case .grant(_, let expiration, let reason, _, let createMissing):
+            if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
+            if !createMissing {
+                let before = try fetch(id, policy: policy, notes: &notes)
+                if let before, before.createdEmpty {
+                    throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
+                        + "; nothing granted (use --create to grant anyway)")
+                }
+                if before == nil { throw ChangeError.customersNotFound([id]) }
+            }
+            let body: JSONValue = expiration.map { .object(JSONObject([("end_time_ms", .number(Self.milliseconds($0)))])) }
+                ?? .object(JSONObject([("duration", .string("lifetime"))]))
+            after = try post(path + "/promotional", body: body, policy: policy)
+            if reason != nil {
+                notes.append("RevenueCat's API v1 keeps no reason or actor with a grant: --reason was not recorded")
+            }
+            // The grant is the newest promotional subscription of the entitlement in the answer.
+            let granted = RevenueCatMapping.activePromotionals(of: entitlement, in: after)
+                .max { ($0.purchaseDate ?? Instant.earliest) < ($1.purchaseDate ?? Instant.earliest) }
+            grants = [Grant(id: granted.map { $0.storeTransactionId ?? $0.productId } ?? "promotional",
+                            entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
+                            expirationDate: granted.map { $0.expiresDate } ?? expiration)]
+        case .revoke:
+            guard let before = try fetch(id, policy: policy, notes: &notes) else { throw ChangeError.customersNotFound([id]) }
+            if before.createdEmpty {
+                throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
+            }
+            let active = RevenueCatMapping.activePromotionals(of: entitlement, in: before.subscriber)
+            guard !active.isEmpty else { throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id]) }
+            after = try post(path + "/revoke_promotionals", body: nil, policy: policy)
+            grants = active.map { sub in
+                Grant(id: sub.storeTransactionId ?? sub.productId, entitlement: entitlement,
+                      grantedAt: sub.purchaseDate ?? sub.originalPurchaseDate ?? before.subscriber.requestDate,
+                      expirationDate: sub.expiresDate, revokedAt: after.requestDate)
+            }
+        }
+        let at = t ?? after.requestDate
+        if let t { notes.append(Self.projectionNote(after, to: t)) }
+        let status = RevenueCatMapping.status(after, requestedId: id, at: at)
+        let changed = ChangedCustomer(record: status.record, grants: grants, created: false)
+        return ChangeAnswer(requestDate: at, customers: [(change: changed, status: status.entitlements.first { $0.id == entitlement })],
+                            notes: notes)
+    }
+
+    /// Sends a POST (never retried: v1 takes no Idempotency-Key, and a repeated grant would add
+    /// a second one) and decodes the subscriber it answers.
+    private func post(_ path: String, body: JSONValue?, policy: CachePolicy) throws -> RevenueCatSubscriber {
+        let answer = try client.send("POST", path, body: body.map { Array(JSONWriter.compact($0).utf8) }, cachePolicy: policy)
+        switch answer.response.status {
+        case 200, 201: return try Self.decode(answer)
+        default: throw Self.failure(answer)
+        }
+    }
+
+    static func milliseconds(_ instant: Instant) -> String {
+        String(instant.seconds * 1000 + Int64(instant.nanoseconds / 1_000_000))
+    }
+
+    // MARK: answers
+
+    static func decode(_ answer: RemoteAnswer) throws -> RevenueCatSubscriber {
+        do {
+            return try RevenueCatSubscriber.decode(answer.response.body)
+        } catch {
+            throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+        }
+    }
+
+    /// The error for a status that is not a subscriber, with RevenueCat's `{"code", "message"}`.
+    static func failure(_ answer: RemoteAnswer) -> Error {
+        let body = try? JSON.parse(answer.response.body)
+        var code: String?
+        switch body?["code"] {
+        case .number(let n)?: code = n
+        case .string(let s)?: code = s
+        default: code = nil
+        }
+        let message = body?["message"]?.stringValue.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
+        switch answer.response.status {
+        case 404: return RevenueCatError.notFound(url: answer.url, code: code, message: message)
+        case 400..<500: return RevenueCatError.rejected(url: answer.url, status: answer.response.status, code: code, message: message)
+        default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(answer.response.status)")
+        }
+    }
+}

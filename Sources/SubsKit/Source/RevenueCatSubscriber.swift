@@ -1,0 +1,259 @@
+// RevenueCat's REST API v1 subscriber answer (`GET /subscribers/{id}`, and what grant and revoke
+// answer), decoded defensively: unknown stores, period and ownership types and extra fields are
+// kept or ignored, never an error; a known field of the wrong type, a date that is not ISO 8601,
+// or a missing `request_date`/`subscriber` is a `RevenueCatFormatError` naming the JSON path.
+// Wire facts: shared/reference/revenuecat-api-v1.yaml (components.schemas.Subscriber).
+
+import SubsJSON
+
+/// The answer is not the documented shape: where (a JSON path, "" for the whole body) and what.
+public struct RevenueCatFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+/// `subscriber.entitlements[id]`: the purchase with the furthest-out expiration of it.
+public struct RevenueCatEntitlement: Equatable, Sendable {
+    public var id: String
+    public var expiresDate: Instant?
+    public var gracePeriodExpiresDate: Instant?
+    /// May be absent while RevenueCat cannot validate the purchase with the store.
+    public var productIdentifier: String?
+    public var purchaseDate: Instant?
+}
+
+/// `subscriber.subscriptions[productId]`.
+public struct RevenueCatSubscription: Equatable, Sendable {
+    public var productId: String
+    public var autoResumeDate: Instant?
+    public var billingIssuesDetectedAt: Instant?
+    public var expiresDate: Instant?
+    public var gracePeriodExpiresDate: Instant?
+    public var isSandbox: Bool
+    public var originalPurchaseDate: Instant?
+    /// `PURCHASED`, `FAMILY_SHARED`, or whatever a newer API says.
+    public var ownershipType: String?
+    /// `normal`, `trial`, `intro`, `prepaid`, or whatever a newer API says.
+    public var periodType: String?
+    public var purchaseDate: Instant?
+    public var refundedAt: Instant?
+    /// `app_store`, `mac_app_store`, `play_store`, `amazon`, `stripe`, `promotional`, `roku`, `paddle`…
+    public var store: String?
+    public var storeTransactionId: String?
+    public var unsubscribeDetectedAt: Instant?
+
+    public var isPromotional: Bool { store == "promotional" }
+}
+
+/// One element of `subscriber.non_subscriptions[productId]`.
+public struct RevenueCatPurchase: Equatable, Sendable {
+    public var productId: String
+    public var id: String?
+    public var isSandbox: Bool
+    public var purchaseDate: Instant?
+    public var store: String?
+    public var storeTransactionId: String?
+}
+
+public struct RevenueCatSubscriber: Equatable, Sendable {
+    public var requestDate: Instant
+    public var originalAppUserId: String?
+    public var firstSeen: Instant?
+    /// `subscriber_attributes` as name → value (only answered to secret keys).
+    public var attributes: JSONObject?
+    /// In document order.
+    public var entitlements: [RevenueCatEntitlement]
+    public var subscriptions: [RevenueCatSubscription]
+    /// Every purchase of every non-subscription product, in document order.
+    public var purchases: [RevenueCatPurchase]
+
+    /// Nothing bought, subscribed or granted, ever.
+    public var isEmpty: Bool { entitlements.isEmpty && subscriptions.isEmpty && purchases.isEmpty }
+
+    public func subscription(_ productId: String) -> RevenueCatSubscription? {
+        subscriptions.first { $0.productId == productId }
+    }
+
+    /// The latest purchase of a non-subscription product (by purchase_date; the later in the
+    /// document on a tie or when dates are missing).
+    public func latestPurchase(_ productId: String) -> RevenueCatPurchase? {
+        var best: RevenueCatPurchase?
+        for purchase in purchases where purchase.productId == productId {
+            guard let current = best else { best = purchase; continue }
+            switch (current.purchaseDate, purchase.purchaseDate) {
+            case (.some, nil): continue
+            case (let a?, let b?) where b < a: continue
+            default: best = purchase
+            }
+        }
+        return best
+    }
+}
+
+extension RevenueCatSubscriber {
+    /// Decodes an answer body. Throws only `RevenueCatFormatError`.
+    public static func decode(_ bytes: [UInt8]) throws(RevenueCatFormatError) -> RevenueCatSubscriber {
+        let body: JSONValue
+        do { body = try JSON.parse(bytes) } catch {
+            throw RevenueCatFormatError(path: "", message: "the answer is not JSON: \(error)")
+        }
+        return try decode(body)
+    }
+
+    public static func decode(_ body: JSONValue) throws(RevenueCatFormatError) -> RevenueCatSubscriber {
+        guard let root = body.objectValue else {
+            throw RevenueCatFormatError(path: "", message: "expected an object, found \(body.typeName)")
+        }
+        let r = FieldReader(root, path: "")
+        let requestDate: Instant
+        if let date = try r.date("request_date") {
+            requestDate = date
+        } else if let millis = try r.milliseconds("request_date_ms") {
+            requestDate = millis
+        } else {
+            throw RevenueCatFormatError(path: "request_date", message: "required")
+        }
+        guard let subscriberValue = root["subscriber"], !subscriberValue.isNull else {
+            throw RevenueCatFormatError(path: "subscriber", message: "required")
+        }
+        let s = try FieldReader.object(subscriberValue, path: "subscriber")
+        let reader = FieldReader(s, path: "subscriber")
+
+        var entitlements: [RevenueCatEntitlement] = []
+        for (id, value, path) in try reader.members("entitlements") {
+            let e = FieldReader(try FieldReader.object(value, path: path), path: path)
+            entitlements.append(RevenueCatEntitlement(
+                id: id, expiresDate: try e.date("expires_date"),
+                gracePeriodExpiresDate: try e.date("grace_period_expires_date"),
+                productIdentifier: try e.string("product_identifier"), purchaseDate: try e.date("purchase_date")))
+        }
+
+        var subscriptions: [RevenueCatSubscription] = []
+        for (productId, value, path) in try reader.members("subscriptions") {
+            let x = FieldReader(try FieldReader.object(value, path: path), path: path)
+            subscriptions.append(RevenueCatSubscription(
+                productId: productId, autoResumeDate: try x.date("auto_resume_date"),
+                billingIssuesDetectedAt: try x.date("billing_issues_detected_at"),
+                expiresDate: try x.date("expires_date"), gracePeriodExpiresDate: try x.date("grace_period_expires_date"),
+                isSandbox: try x.bool("is_sandbox") ?? false, originalPurchaseDate: try x.date("original_purchase_date"),
+                ownershipType: try x.string("ownership_type"), periodType: try x.string("period_type"),
+                purchaseDate: try x.date("purchase_date"), refundedAt: try x.date("refunded_at"),
+                store: try x.string("store"), storeTransactionId: try x.identifier("store_transaction_id"),
+                unsubscribeDetectedAt: try x.date("unsubscribe_detected_at")))
+        }
+
+        var purchases: [RevenueCatPurchase] = []
+        for (productId, value, path) in try reader.members("non_subscriptions") {
+            guard let list = value.arrayValue else {
+                if value.isNull { continue }
+                throw RevenueCatFormatError(path: path, message: "expected an array, found \(value.typeName)")
+            }
+            for (i, item) in list.enumerated() {
+                let itemPath = JSONPath.index(path, i)
+                let p = FieldReader(try FieldReader.object(item, path: itemPath), path: itemPath)
+                purchases.append(RevenueCatPurchase(
+                    productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
+                    purchaseDate: try p.date("purchase_date"), store: try p.string("store"),
+                    storeTransactionId: try p.identifier("store_transaction_id")))
+            }
+        }
+
+        var attributes: JSONObject?
+        let attributeMembers = try reader.members("subscriber_attributes")
+        if s["subscriber_attributes"]?.objectValue != nil {
+            // Shown as name → value; an entry without a `value` is shown as it came.
+            attributes = JSONObject(attributeMembers.map { name, value, _ in (name, value["value"] ?? value) })
+        }
+
+        return RevenueCatSubscriber(
+            requestDate: requestDate, originalAppUserId: try reader.string("original_app_user_id"),
+            firstSeen: try reader.date("first_seen"), attributes: attributes,
+            entitlements: entitlements, subscriptions: subscriptions, purchases: purchases)
+    }
+}
+
+/// Typed reads of an object's members: absent or null is nil; any other type is an error at
+/// the member's path.
+private struct FieldReader {
+    let object: JSONObject
+    let path: String
+
+    init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    static func object(_ value: JSONValue, path: String) throws(RevenueCatFormatError) -> JSONObject {
+        guard let object = value.objectValue else {
+            throw RevenueCatFormatError(path: path, message: "expected an object, found \(value.typeName)")
+        }
+        return object
+    }
+
+    private func present(_ key: String) -> JSONValue? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return value
+    }
+
+    private func wrongType(_ key: String, expected: String, _ value: JSONValue) -> RevenueCatFormatError {
+        RevenueCatFormatError(path: JSONPath.member(path, key), message: "expected \(expected), found \(value.typeName)")
+    }
+
+    func string(_ key: String) throws(RevenueCatFormatError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard let text = value.stringValue else { throw wrongType(key, expected: "a string", value) }
+        return text
+    }
+
+    /// An identifier the API documents as a string but may send as a number.
+    func identifier(_ key: String) throws(RevenueCatFormatError) -> String? {
+        guard let value = present(key) else { return nil }
+        switch value {
+        case .string(let text): return text
+        case .number(let text): return text
+        default: throw wrongType(key, expected: "a string", value)
+        }
+    }
+
+    func bool(_ key: String) throws(RevenueCatFormatError) -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard let flag = value.boolValue else { throw wrongType(key, expected: "true or false", value) }
+        return flag
+    }
+
+    func date(_ key: String) throws(RevenueCatFormatError) -> Instant? {
+        guard let text = try string(key) else { return nil }
+        guard let instant = ISODate.parse(text) else {
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            throw RevenueCatFormatError(path: JSONPath.member(path, key),
+                                        message: "expected an ISO 8601 date-time in years 0001-9999, found \(JSON.quote(shown))")
+        }
+        return instant
+    }
+
+    /// Milliseconds since the epoch, as an integer.
+    func milliseconds(_ key: String) throws(RevenueCatFormatError) -> Instant? {
+        guard let value = present(key) else { return nil }
+        let problem = RevenueCatFormatError(path: JSONPath.member(path, key),
+                                            message: "expected milliseconds since 1970 in years 0001-9999, found \(value.typeName)")
+        guard case .number(let text) = value, let ms = Int64(text) else { throw problem }
+        let (seconds, rest) = ms.quotientAndRemainder(dividingBy: 1000)
+        let instant = rest < 0 ? Instant(seconds: seconds - 1, nanoseconds: Int32(rest + 1000) * 1_000_000)
+            : Instant(seconds: seconds, nanoseconds: Int32(rest) * 1_000_000)
+        guard instant.isSupported else { throw problem }
+        return instant
+    }
+
+    /// The members of an object member (absent or null: none), each with its path.
+    func members(_ key: String) throws(RevenueCatFormatError) -> [(String, JSONValue, String)] {
+        guard let value = present(key) else { return [] }
+        guard let inner = value.objectValue else { throw wrongType(key, expected: "an object", value) }
+        let base = JSONPath.member(path, key)
+        return inner.members.map { ($0.key, $0.value, JSONPath.member(base, $0.key)) }
+    }
+}
