@@ -6,7 +6,7 @@ import SubsKit
 enum SourceFactory {
     static func make(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {
         if let override = context.sourceOverride { return try override() }
-        if let remote = invocation.global.remote {
+        if let remote = invocation.global.remote ?? defaultRemote(invocation.global.provider) {
             return try remoteSource(remote, invocation, context)
         }
         return RecordSource(records: LocalStore(path: Commands.storePath(invocation, context),
@@ -30,8 +30,18 @@ enum SourceFactory {
         switch invocation.global.provider {
         case "subs":
             return RecordSource(records: RemoteRecordStore(client: client, cachePolicy: policy), clock: context.clock)
+        case "qonversion":
+            return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
         default:
             throw NotOffered("provider \(invocation.global.provider) is not available yet in this version of subs")
+        }
+    }
+
+    /// The base URL of a provider that has a well-known one, used when --remote is absent.
+    private static func defaultRemote(_ provider: String) -> String? {
+        switch provider {
+        case "qonversion": return QonversionSource.defaultBaseURL
+        default: return nil
         }
     }
 }

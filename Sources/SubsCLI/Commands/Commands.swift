@@ -47,6 +47,12 @@ public enum Commands {
             return (.unavailable, notOffered.reason)
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
+        case let qonversion as QonversionError:
+            switch qonversion {
+            case .writeNeedsSecretKey: return (.permissionDenied, qonversion.description)
+            case .refused: return (.dataError, qonversion.description)
+            case .userNotFound: return (.notFound, qonversion.description)
+            }
         default:
             return (.internalError, "internal error: \(error)")
         }
