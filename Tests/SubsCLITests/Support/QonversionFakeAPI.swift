@@ -62,6 +62,8 @@ final class QonversionFakeAPI: @unchecked Sendable {
         lock.lock(); canned["\(method) \(target)"] = response; lock.unlock()
     }
 
+    func forgetCanned() { lock.lock(); canned = [:]; lock.unlock() }
+
     func setUser(_ id: String, _ entitlements: [JSONValue]) {
         lock.lock(); users[id] = entitlements; lock.unlock()
     }
