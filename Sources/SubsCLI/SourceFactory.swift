@@ -18,6 +18,7 @@ enum SourceFactory {
     private static func defaultRemote(_ provider: String) -> String? {
         switch provider {
         case "revenuecat": return RevenueCatSource.defaultBaseURL
+        case "qonversion": return QonversionSource.defaultBaseURL
         default: return nil
         }
     }
@@ -43,6 +44,8 @@ enum SourceFactory {
                 throw CommandFailure(.configError, "provider revenuecat needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY")
             }
             return RevenueCatSource(client: client, cachePolicy: policy, clock: context.clock)
+        case "qonversion":
+            return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
         default:
             throw NotOffered("provider \(invocation.global.provider) is not available yet in this version of subs")
         }

@@ -49,6 +49,12 @@ public enum Commands {
             return (exitCode(for: remote), remote.description)
         case let revenueCat as RevenueCatError:
             return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
+        case let qonversion as QonversionError:
+            switch qonversion {
+            case .writeNeedsSecretKey: return (.permissionDenied, qonversion.description)
+            case .refused: return (.dataError, qonversion.description)
+            case .userNotFound: return (.notFound, qonversion.description)
+            }
         default:
             return (.internalError, "internal error: \(error)")
         }

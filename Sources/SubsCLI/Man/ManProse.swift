@@ -67,6 +67,18 @@ enum ManProse {
         history shows the purchase, cancellation, billing issue and refund dates the answer holds, with a note. \
         --at re-evaluates the current record at DATE instead of replaying history, and says so in a note. \
         grant and revoke change one customer at a time, have no --dry-run, and are never retried.
+        With --provider qonversion, subs reads Qonversion's REST API v3 at https://api.qonversion.io/v3 \
+        (--remote only for another base URL). \
+        A USER starting with QON_ is a Qonversion user id; any other USER is an identity, resolved first, \
+        and its QON_ id is shown as its alias. \
+        The project key reads; grant and revoke need the secret key (sk_…), and a project key used for \
+        them is exit status 77. \
+        Entitlements map field by field; requestDate is the Date of Qonversion's answer. \
+        v3 has no transactions and no renewal counts, so history and renew-count are exit status 69, \
+        renewsCount is null and transactions is empty; with --at the current record is projected to T, \
+        active when started is at or before T and expires after it, and a note says so. \
+        A grant needs an expiry (--lifetime is exit status 69), keeps no reason, and names one USER; \
+        --dry-run is exit status 69.
         """,
     ]
 
@@ -96,7 +108,7 @@ enum ManProse {
         ("state", "One of the states above."),
         ("renewState", "willRenew, canceled (auto-renew turned off), billingIssue, nonRenewable (purchases and grants) or unknown."),
         ("willRenew", "Whether the entitlement continues past the current period: renewState is willRenew, no pause is scheduled, and a pending product change still unlocks it."),
-        ("periodType", "normal, trial, intro or promotional (grants)."),
+        ("periodType", "normal, trial, intro, promotional (grants), or unknown for a provider's value subs does not know."),
         ("source", "appstore, playstore, stripe, amazon, manual (grants) or unknown."),
         ("grantType", "purchase, familySharing, offerCode or manual."),
         ("productId", "The product that describes the entitlement; null for grants."),
@@ -189,9 +201,9 @@ enum ManProse {
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
         (64, "Usage error: unknown option or command, bad value, missing argument."),
-        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429)."),
+        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the qonversion and iaphub providers, which are not available yet."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the iaphub provider, which is not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),

@@ -13,12 +13,17 @@ enum Explanation {
         instant.map(ISODate.formatDay) ?? "?"
     }
 
+    /// " WORDS 2026-03-01", or nothing when a provider does not tell the date (Qonversion v3).
+    private static func dated(_ words: String, _ instant: Instant?) -> String {
+        instant.map { " \(words) \(day($0))" } ?? ""
+    }
+
     private static func reason(_ e: EntitlementInfo) -> String? {
         switch e.sourceKind {
         case .grant: return grantReason(e)
         case .purchase:
             if e.state == .revoked { return refundReason(e) }
-            return "one-time purchase of \(e.productId ?? "?") on \(day(e.lastPurchaseDate)), no expiration"
+            return "one-time purchase of \(e.productId ?? "?")\(dated("on", e.lastPurchaseDate)), no expiration"
         case .chain: return chainReason(e)
         }
     }
@@ -61,7 +66,8 @@ enum Explanation {
         case .revoked:
             return refundReason(e)
         case .gracePeriod:
-            return "in grace period — billing issue detected \(day(e.billingIssueDetectedAt)); access ends \(day(e.expirationDate)) unless payment recovers"
+            return "in grace period —" + (e.billingIssueDetectedAt.map { " billing issue detected \(day($0));" } ?? "")
+                + " access ends \(day(e.expirationDate)) unless payment recovers"
         case .billingRetry:
             let until = e.billingRetryEndDate.map { "; the store retries the payment until \(day($0))" } ?? ""
             return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"
@@ -77,13 +83,14 @@ enum Explanation {
             if let off = e.autoRenewDisableDate {
                 return "cancelled on \(day(off)), expired on \(day(e.expirationDate))"
             }
-            return "expired on \(day(e.expirationDate))"
+            if e.renewState == .billingIssue { return "expired\(dated("on", e.expirationDate)) after a billing issue" }
+            return "expired\(dated("on", e.expirationDate))"
         case .active:
             if e.renewState == .billingIssue {
                 return "billing issue detected \(day(e.billingIssueDetectedAt)); active until \(day(e.expirationDate)), renewal at risk"
             }
             if e.renewState == .canceled {
-                return "cancelled on \(day(e.autoRenewDisableDate)), active until \(day(e.expirationDate))"
+                return "cancelled\(dated("on", e.autoRenewDisableDate)), active until \(day(e.expirationDate))"
             }
             if let resume = e.autoResumeDate {
                 return "pause scheduled from \(day(e.expirationDate)) until \(day(resume))"

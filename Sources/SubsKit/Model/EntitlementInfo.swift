@@ -9,7 +9,8 @@ public enum RenewState: String, Sendable, CaseIterable {
 }
 
 public enum PeriodType: String, Sendable, CaseIterable {
-    case normal, trial, intro, promotional
+    /// `unknown`: a provider's period type subs does not know (the store's rules never give it).
+    case normal, trial, intro, promotional, unknown
 }
 
 /// `source` of an entitlement: where the money came from, or `manual` for grants.

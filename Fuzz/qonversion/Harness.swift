@@ -1,0 +1,51 @@
+// libFuzzer harness for the qonversion provider's decoder (QonversionWire): the input is the body
+// of a v3 answer — a user's entitlements, a grant's answer or an identity. Built as its own module
+// against the SubsJSON and SubsKit objects (public API only, see scripts/fuzz). The decoders throw
+// only QonversionDecodeError (their typed throws say so); a broken mapping invariant traps.
+
+import SubsKit
+
+private let instants = [Instant.earliest, Instant(seconds: 0), Instant(seconds: 1_796_126_400), Instant.latest]
+
+private func check(_ e: QonversionEntitlement) {
+    precondition(!e.id.isEmpty, "an empty entitlement id accepted")
+    for date in [e.started, e.expires] {
+        if let date { precondition(date.isSupported && date.seconds != 0, "an epoch outside 0001–9999, or 0, kept") }
+    }
+    for t in [nil] + instants.map(Optional.some) {
+        let info = e.info(projectedTo: t)
+        precondition(info.id == e.id)
+        precondition(info.isActive == (info.state == .active || info.state == .gracePeriod), "isActive and state disagree")
+        precondition(info.state != .gracePeriod || info.renewState == .billingIssue, "grace without a billing issue")
+        precondition(info.willRenew == (info.renewState == .willRenew), "willRenew and renewState disagree")
+        precondition((e.source == .manual) == (info.periodType == .promotional), "promotional is manual, and only manual")
+        precondition(e.source != .manual || (info.renewState == .nonRenewable && info.grantType == .manual))
+        precondition(info.renewsCount == nil && info.transactions.isEmpty, "v3 has no renewal counts or transactions")
+        precondition(info.expirationDate == e.expires && info.startedDate == e.started)
+        if t == nil { precondition(info.isActive == e.active, "without --at, isActive is v3's active") }
+        if let t { precondition(info.isActive == ((e.started.map { $0 <= t } ?? true) && (e.expires.map { t < $0 } ?? true))) }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzQonversionDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let data else { return 0 }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    do {
+        for e in try QonversionWire.entitlements(bytes) { check(e) }
+    } catch {
+        precondition(!error.description.isEmpty, "an error without words")
+    }
+    do { check(try QonversionWire.entitlement(bytes)) } catch {
+        precondition(!error.description.isEmpty)
+    }
+    do {
+        let user = try QonversionWire.userId(fromIdentity: bytes)
+        precondition(!user.isEmpty, "an empty user id accepted")
+    } catch {
+        precondition(!error.description.isEmpty)
+    }
+    let parts = QonversionWire.error(bytes)
+    _ = (parts.type, parts.code, parts.message)
+    return 0
+}

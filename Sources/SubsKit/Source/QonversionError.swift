@@ -1,0 +1,24 @@
+// What Qonversion refuses, in words a user can act on. The CLI maps each case to its status:
+// writeNeedsSecretKey → 77, refused → 65, userNotFound → 3. No case ever carries the key.
+
+public enum QonversionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A grant or revoke answered 401/403: the key is a project key (reads only).
+    case writeNeedsSecretKey(url: String, status: Int)
+    /// 400 or 422 (e.g. changing a paid entitlement), with Qonversion's own words.
+    case refused(url: String, status: Int, message: String)
+    /// A grant or revoke for a user or identity Qonversion does not know.
+    case userNotFound(id: String)
+
+    public var description: String {
+        switch self {
+        case .writeNeedsSecretKey(let url, let status):
+            return "\(url): permission denied (HTTP \(status)): grant and revoke need Qonversion's secret key "
+                + "(sk_…, sandbox test_sk_…) in --api-key-file; the project key only reads"
+        case .refused(let url, let status, let message):
+            return "\(url): Qonversion refused the request (HTTP \(status)): \(message)"
+        case .userNotFound(let id):
+            return "customer '\(id)' not found: Qonversion knows no such user or identity "
+                + "(its API v3 cannot create users; its SDK does); nothing written"
+        }
+    }
+}

@@ -1,0 +1,226 @@
+// Provider `qonversion` (SPEC section 6): subs against Qonversion's REST API v3. A USER is a
+// Qonversion user id (`QON_…`, used as is) or an identity resolved with GET /identities/{USER};
+// the user's entitlements map field by field (QonversionEntitlement.info). v3 has no
+// transactions, renewal counts, lifetime grants or dry runs: those are "not offered" (69).
+
+import SubsJSON
+
+public struct QonversionSource: CustomerSource {
+    public static let defaultBaseURL = "https://api.qonversion.io/v3"
+
+    public let client: RemoteClient
+    public let cachePolicy: CachePolicy
+    public let clock: any Clock
+    private let warnings = WarningList()
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
+        self.client = client
+        self.cachePolicy = cachePolicy
+        self.clock = clock
+    }
+
+    public var capabilities: SourceCapabilities { [.grants] }
+
+    public func whyNotOffered(_ capability: SourceCapabilities) -> String {
+        switch capability {
+        case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history"
+        case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts"
+        case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
+        default: return "Qonversion's API v3 does not offer that"
+        }
+    }
+
+    // MARK: reading
+
+    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        var statuses: [CustomerStatus?] = []
+        var firstDate: Instant?
+        var seen: [String: CustomerStatus?] = [:]
+        for id in ids {
+            if let known = seen[id] { statuses.append(known); continue }
+            var status: CustomerStatus?
+            if let user = try resolve(id, cachePolicy: cachePolicy), let answer = try entitlements(of: user.userId, cachePolicy: cachePolicy) {
+                firstDate = firstDate ?? answer.requestDate
+                status = CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
+                                        requestedId: id, requestDate: t ?? answer.requestDate,
+                                        entitlements: Self.describe(answer.list, projectedTo: t))
+            }
+            seen[id] = status
+            statuses.append(status)
+        }
+        var notes = warnings.take()
+        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes)
+    }
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        throw NotOffered(whyNotOffered(.history))
+    }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("Qonversion's API v3 does not list users")
+    }
+
+    public func entitlementIds() throws -> [String] {
+        throw NotOffered("Qonversion's API v3 does not list a project's entitlements")
+    }
+
+    static func projectionNote(_ t: Instant) -> String {
+        "Qonversion's API v3 answers the current record only; it was projected to \(ISODate.format(t)) "
+            + "(active when started ≤ T < expires)"
+    }
+
+    /// One EntitlementInfo per id, sorted by id. Should v3 list an id twice, the active one
+    /// describes it, then the one that ends last (no expiry: last of all).
+    static func describe(_ list: [QonversionEntitlement], projectedTo t: Instant?) -> [EntitlementInfo] {
+        var best: [String: EntitlementInfo] = [:]
+        for e in list {
+            let info = e.info(projectedTo: t)
+            if let held = best[e.id] {
+                let rank = { (i: EntitlementInfo) in (i.isActive ? 1 : 0, i.expirationDate ?? Instant.latest) }
+                if rank(info) > rank(held) { best[e.id] = info }
+            } else {
+                best[e.id] = info
+            }
+        }
+        return best.keys.sorted().map { best[$0]! }
+    }
+
+    /// The Qonversion user id of USER, and the other id to show as an alias; nil when unknown.
+    func resolve(_ id: String, cachePolicy: CachePolicy) throws -> (userId: String, alias: String?)? {
+        if id.hasPrefix("QON_") { return (id, nil) }
+        // An empty segment would ask for /identities/ itself.
+        if id.isEmpty { return nil }
+        let answer = try client.get("/identities/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+        warnings.add(answer.warnings)
+        switch answer.response.status {
+        case 200:
+            let userId = try decoded(answer) { try QonversionWire.userId(fromIdentity: $0) }
+            return (userId, userId)
+        case 404: return nil
+        default: throw failure(answer)
+        }
+    }
+
+    /// The user's entitlements and the server's clock (HTTP `Date`, else ours); nil for an unknown user.
+    func entitlements(of userId: String, cachePolicy: CachePolicy) throws -> (list: [QonversionEntitlement], requestDate: Instant)? {
+        let answer = try client.get(entitlementsPath(userId), cachePolicy: cachePolicy)
+        warnings.add(answer.warnings)
+        switch answer.response.status {
+        case 200: return (try decoded(answer) { try QonversionWire.entitlements($0) }, requestDate(answer))
+        case 404: return nil
+        default: throw failure(answer)
+        }
+    }
+
+    // MARK: writing
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        guard !dryRun else { throw NotOffered("Qonversion's API v3 has no dry run; nothing was sent") }
+        guard cachePolicy != .offline else { throw NotOffered("a grant or revoke must reach Qonversion; it cannot be made --offline") }
+        var distinct: [String] = []
+        for id in ids where !distinct.contains(id) { distinct.append(id) }
+        guard distinct.count == 1, let id = distinct.first else {
+            throw NotOffered("Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; "
+                             + "name one USER per grant or revoke")
+        }
+        guard let user = try resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        let entitlement = change.entitlement
+        let userPath = entitlementsPath(user.userId)
+        var notes: [String] = []
+        let changed: ChangedCustomer
+        let status: EntitlementInfo?
+        let requestDate: Instant
+        switch change {
+        case .grant(_, let expiration, let reason, _, _):
+            guard let expiration else { throw NotOffered(whyNotOffered(.lifetimeGrants)) }
+            guard expiration > now else { throw ChangeError.expirationNotInFuture(expiration) }
+            let body = JSONValue.object(JSONObject([("id", .string(entitlement)), ("expires", .number(String(expiration.seconds)))]))
+            let answer = try write { try client.send("POST", userPath, body: Array(JSONWriter.compact(body).utf8)) }
+            guard (200..<300).contains(answer.response.status) else {
+                if answer.response.status == 404 { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+                throw failure(answer)
+            }
+            let granted = try decoded(answer) { try QonversionWire.entitlement($0) }
+            requestDate = self.requestDate(answer)
+            status = granted.info(projectedTo: t)
+            // v3 keeps no grant ids, reasons or actors: the record says what Qonversion holds.
+            changed = ChangedCustomer(record: record(id, user),
+                                      grants: [Grant(id: entitlement, entitlement: entitlement, grantedAt: now,
+                                                     expirationDate: granted.expires ?? expiration)],
+                                      created: false)
+            if reason != nil { notes.append("Qonversion's API v3 keeps no reason for a grant; --reason was not sent") }
+        case .revoke:
+            guard let before = try entitlements(of: user.userId, cachePolicy: .network) else {
+                throw QonversionError.userNotFound(id: String(id.prefix(80)))
+            }
+            let answer = try write { try client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
+            switch answer.response.status {
+            case 200..<300: break
+            case 404: throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id])
+            default: throw failure(answer)
+            }
+            let revoked = before.list.filter { $0.id == entitlement && $0.source == .manual }.map {
+                Grant(id: entitlement, entitlement: entitlement, grantedAt: $0.started ?? now, expirationDate: $0.expires,
+                      revokedAt: now)
+            }
+            // What is left of the entitlement (a purchase may still unlock it); this also
+            // refreshes the cache, so that a later --offline check sees the revoke.
+            do {
+                let after = try entitlements(of: user.userId, cachePolicy: .network)
+                status = Self.describe(after?.list ?? [], projectedTo: t).first { $0.id == entitlement }
+                requestDate = after?.requestDate ?? self.requestDate(answer)
+            } catch {
+                notes.append("revoked, but the entitlement's status after it could not be read: \(error)")
+                status = nil
+                requestDate = self.requestDate(answer)
+            }
+            changed = ChangedCustomer(record: record(id, user), grants: Array(revoked.suffix(1)), created: false)
+        }
+        if let t { notes.append(Self.projectionNote(t)) }
+        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)],
+                            notes: warnings.take() + notes)
+    }
+
+    private func record(_ id: String, _ user: (userId: String, alias: String?)) -> CustomerRecord {
+        CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? [])
+    }
+
+    /// A write: a 401/403 means the key cannot write — the project key only reads.
+    private func write(_ send: () throws -> RemoteAnswer) throws -> RemoteAnswer {
+        do { return try send() } catch RemoteError.unauthorized(let url, let status) {
+            throw QonversionError.writeNeedsSecretKey(url: url, status: status)
+        }
+    }
+
+    // MARK: answers
+
+    private func entitlementsPath(_ userId: String) -> String {
+        "/users/" + RemoteURL.segment(userId) + "/entitlements"
+    }
+
+    private func requestDate(_ answer: RemoteAnswer) -> Instant {
+        answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+    }
+
+    private func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {
+        do { return try decode(answer.response.body) } catch {
+            throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+        }
+    }
+
+    /// A status the request did not expect: 400/422 are Qonversion's refusals (65, in its words);
+    /// 404 is not found (3); anything else is not what v3 defines (76).
+    private func failure(_ answer: RemoteAnswer) -> Error {
+        let status = answer.response.status
+        let error = QonversionWire.error(answer.response.body)
+        var words = error.message ?? error.code ?? error.type ?? "no reason given"
+        if let code = error.code ?? error.type, error.message != nil { words += " (\(code))" }
+        words = String(words.prefix(300))
+        switch status {
+        case 400, 422: return QonversionError.refused(url: answer.url, status: status, message: words)
+        case 404: return RemoteError.notFound(url: answer.url)
+        default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(status): \(words)")
+        }
+    }
+}
