@@ -68,6 +68,7 @@ enum ManProse {
         case .paused: return "The subscription is paused until its auto-resume date; inactive. Once that date has passed without a renewal the state is expired and autoResumeDate is null."
         case .expired: return "The subscription or grant ended; inactive."
         case .revoked: return "Refunded or revoked (for a subscription: the period in force was refunded, or its family-sharing access withdrawn); inactive."
+        case .unknown: return "A remote provider answered a state or product type this version of subs does not know; inactive."
         }
     }
 
