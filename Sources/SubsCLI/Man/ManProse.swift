@@ -57,6 +57,18 @@ enum ManProse {
         The --help and --version options, help and completion work whatever the environment and the \
         config file hold.
         """,
+        """
+        With --provider iaphub, --remote is required and names the IAPHUB app, as in \
+        https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
+        Authorization: ApiKey KEY. \
+        check asks GET {remote}/user/USER?environment=production; each active product becomes one \
+        entitlement keyed by its group name, else its sku, and consumables are ignored. \
+        requestDate is the server's Date header, and --at projects the current answer to that date \
+        with a note on standard error. \
+        IAPHUB keeps no history, renewal counts or manual grants, so history, renew-count, grant and \
+        revoke are exit status 69. \
+        A batch check paces itself to 5 requests a second, IAPHUB's limit.
+        """,
     ]
 
     /// One sentence per state, keyed by the enum so that a new state cannot be left out.
@@ -152,6 +164,7 @@ enum ManProse {
         ("SUBS_API_KEY", "The API key itself, when no key file is given. It is never printed, logged or cached."),
         ("SUBS_FORMAT", "The output format, as --format."),
         ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
+        ("SUBS_IAPHUB_ENVIRONMENT", "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true."),
         ("SUBS_CONFIG", "The config file, as --config."),
         ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
         ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
@@ -181,7 +194,7 @@ enum ManProse {
         (64, "Usage error: unknown option or command, bad value, missing argument."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the revenuecat, qonversion and iaphub providers, which are not available yet."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the revenuecat and qonversion providers, which are not available yet."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),

@@ -104,7 +104,7 @@ public struct IAPHUBAnswer: Equatable, Sendable {
         guard let object = value.objectValue else {
             throw IAPHUBAnswerError(path: path, message: "expected an object, found \(value.typeName)")
         }
-        var fields = Fields(object: object, path: path)
+        let fields = Fields(object: object, path: path)
         guard let sku = try fields.string("sku"), !sku.isEmpty else {
             throw IAPHUBAnswerError(path: path + ".sku", message: "required (a non-empty string)")
         }
