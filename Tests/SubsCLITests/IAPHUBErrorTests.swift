@@ -266,6 +266,25 @@ final class IAPHUBMappingTests: XCTestCase {
         }
     }
 
+    func testSentencesSayOnlyWhatIAPHUBTells() {
+        func sentence(_ state: String, renewable: Bool = true, resume: String? = nil) -> String? {
+            var p = product("a", expires: "2026-02-01T00:00:00Z", state: state)
+            p.isSubscriptionRenewable = renewable
+            p.autoResumeDate = resume.flatMap(ISODate.parse)
+            return Explanation.sentence(for: IAPHUBSource.entitlements(IAPHUBAnswer(activeProducts: [p]), environment: "production")[0])
+        }
+        XCTAssertEqual(sentence("paused", resume: "2026-03-01T00:00:00Z"), "premium: paused until 2026-03-01")
+        XCTAssertEqual(sentence("paused"), "premium: paused, no resume date known")
+        XCTAssertEqual(sentence("grace_period"), "premium: in grace period — a renewal payment failed; access ends 2026-02-01 unless payment recovers")
+        XCTAssertEqual(sentence("retry_period", renewable: false), "premium: billing retry — a renewal payment failed, access lost on 2026-02-01")
+        XCTAssertEqual(sentence("active", renewable: false), "premium: cancelled (auto-renew off), active until 2026-02-01")
+        XCTAssertEqual(sentence("on_hold"), "premium: state not known to this version of subs (a); treated as inactive")
+        XCTAssertNil(sentence("active"))
+        for text in [sentence("paused"), sentence("grace_period"), sentence("retry_period"), sentence("active", renewable: false)] {
+            XCTAssertFalse(text?.contains("?") ?? true, "a date IAPHUB does not give shown as '?': \(text ?? "nil")")
+        }
+    }
+
     func testFamilySharingWinsOverAPromoCode() {
         var p = product("a", expires: nil)
         p.isFamilyShare = true

@@ -107,7 +107,7 @@ final class IAPHUBTestServer: @unchecked Sendable {
         case "no-sku": return json(#"{"activeProducts":[{"type":"non_consumable"}]}"#)
         case "product-not-object": return json(#"{"activeProducts":[42]}"#)
         default:
-            if user.hasPrefix("pace-") || user == "alice/ü x" || user == ".." { return json(IAPHUBFixture.text("active-renewing")) }
+            if user.hasPrefix("pace-") || ["alice/ü x", "..", "a?b#c%d+e&f=g"].contains(user) { return json(IAPHUBFixture.text("active-renewing")) }
             guard let text = IAPHUBFixture.textIfAny(user) else {
                 return json(#"{"code":"user_not_found","message":"user not found"}"#, 404)
             }
@@ -303,8 +303,17 @@ final class IAPHUBTests: IAPHUBTestCase {
                   env: ["SUBS_IAPHUB_ENVIRONMENT": "staging"])
     }
 
+    func testTheEnvironmentIsOneEncodedQueryValueAndEmptyMeansProduction() throws {
+        server.expectedQuery = "environment=dev%20x%26upsert%3Dtrue"
+        let odd = iaphub(["check", "retry", "-q"], env: ["SUBS_IAPHUB_ENVIRONMENT": "dev x&upsert=true"])
+        XCTAssertEqual(odd.status, .success, odd.stderr)
+        XCTAssertEqual(server.paths.count, 1)
+        server.expectedQuery = "environment=production"
+        XCTAssertEqual(iaphub(["check", "retry", "-q"], env: ["SUBS_IAPHUB_ENVIRONMENT": ""]).status, .success)
+    }
+
     func testUserIdsArePercentEncodedAsOnePathSegment() throws {
-        for (id, encoded) in [("alice/ü x", "alice%2F%C3%BC%20x"), ("..", "%2E%2E")] {
+        for (id, encoded) in [("alice/ü x", "alice%2F%C3%BC%20x"), ("..", "%2E%2E"), ("a?b#c%d+e&f=g", "a%3Fb%23c%25d%2Be%26f%3Dg")] {
             let result = iaphub(["check", id, "--json"])
             XCTAssertEqual(result.status, .success, result.stderr)
             XCTAssertEqual(try JSON.parse(result.stdout)["requestedId"], .string(id))
