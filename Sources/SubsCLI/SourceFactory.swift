@@ -9,6 +9,7 @@ enum SourceFactory {
         if let remote = invocation.global.remote ?? defaultRemote(invocation.global.provider) {
             return try remoteSource(remote, invocation, context)
         }
+        if invocation.global.provider == "iaphub" { throw UsageError(IAPHUBSource.remoteRequired) }
         return RecordSource(records: LocalStore(path: Commands.storePath(invocation, context),
                                                 lockTimeout: invocation.global.lockTimeout),
                             clock: context.clock)
@@ -29,25 +30,31 @@ enum SourceFactory {
         let loaded = try APIKey.load(flagFile: invocation.global.apiKeyFile, environmentFile: env["SUBS_API_KEY_FILE"],
                                      environmentValue: env["SUBS_API_KEY"])
         for warning in loaded.warnings { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
-        let endpoint = RemoteEndpoint(provider: invocation.global.provider, url: try RemoteURL(remote), apiKey: loaded.key)
+        let iaphub = invocation.global.provider == "iaphub"
+        let endpoint = RemoteEndpoint(provider: invocation.global.provider, url: try RemoteURL(remote), apiKey: loaded.key,
+                                      scheme: iaphub ? .apiKey : .bearer)
         let cache = ResponseCache.defaultDirectory(environment: env).map { ResponseCache(directory: $0, clock: context.clock) }
-        let client = RemoteClient(endpoint: endpoint, transport: context.http, timeout: invocation.global.timeout,
+        let client = RemoteClient(endpoint: endpoint, transport: iaphub ? IAPHUBSource.pacedTransport(context.http) : context.http, timeout: invocation.global.timeout,
                                   version: CLI.version, cache: cache, clock: context.clock)
         let now = context.clock.now()
         let policy: CachePolicy = invocation.global.offline ? .offline
             : invocation.global.maxAge.flatMap { now.adding($0).map { .maxAge(Double($0.seconds - now.seconds)) } } ?? .network
-        switch invocation.global.provider {
+        let provider = invocation.global.provider
+        // The platforms answer nothing without a key: say so before asking them.
+        if provider != "subs", loaded.key == nil {
+            throw CommandFailure(.configError, "provider \(provider) needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY")
+        }
+        switch provider {
         case "subs":
             return RecordSource(records: RemoteRecordStore(client: client, cachePolicy: policy), clock: context.clock)
         case "revenuecat":
-            guard loaded.key != nil else {
-                throw CommandFailure(.configError, "provider revenuecat needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY")
-            }
             return RevenueCatSource(client: client, cachePolicy: policy, clock: context.clock)
         case "qonversion":
             return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
+        case "iaphub":
+            return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"], clock: context.clock)
         default:
-            throw NotOffered("provider \(invocation.global.provider) is not available yet in this version of subs")
+            throw NotOffered("provider \(provider) is not available in this version of subs")
         }
     }
 }

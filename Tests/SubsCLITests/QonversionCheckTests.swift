@@ -112,7 +112,7 @@ final class QonversionCheckTests: XCTestCase {
             XCTAssertFalse(result.stdout.contains("?"), "\(name): a date v3 does not carry shown as '?':\n\(result.stdout)")
         }
         XCTAssertTrue(run(["check", "QON_billing-active"]).stdout.contains("plus: in grace period"))
-        XCTAssertTrue(run(["check", "QON_trial-canceled"]).stdout.contains("plus: cancelled, active until 2026-11-25"))
+        XCTAssertTrue(run(["check", "QON_trial-canceled"]).stdout.contains("plus: cancelled (auto-renew off), active until 2026-11-25"))
         XCTAssertTrue(run(["check", "QON_manual"]).stdout.contains("beta: manual grant, until 2026-12-23"))
         XCTAssertTrue(run(["check", "QON_billing-lapsed"]).stdout.contains("plus: expired on 2026-09-21 after a billing issue"))
         XCTAssertTrue(run(["check", "QON_lifetime"]).stdout.contains("plus: one-time purchase of plus_lifetime, no expiration"))

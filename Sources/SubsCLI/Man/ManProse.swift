@@ -79,6 +79,16 @@ enum ManProse {
         active when started is at or before T and expires after it, and a note says so. \
         A grant needs an expiry (--lifetime is exit status 69), keeps no reason, and names one USER; \
         --dry-run is exit status 69.
+        With --provider iaphub, --remote is required and names the IAPHUB app, as in \
+        https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
+        Authorization: ApiKey KEY. \
+        check asks GET {remote}/user/USER?environment=production; each active product becomes one \
+        entitlement keyed by its group name, else its sku, and consumables are ignored. \
+        requestDate is the server's Date header, and --at projects the current answer to that date \
+        with a note on standard error. \
+        IAPHUB keeps no history, renewal counts or manual grants, so history, renew-count, grant and \
+        revoke are exit status 69. \
+        A batch check paces itself to 5 requests a second, IAPHUB's limit.
         """,
     ]
 
@@ -91,6 +101,7 @@ enum ManProse {
         case .paused: return "The subscription is paused until its auto-resume date; inactive. Once that date has passed without a renewal the state is expired and autoResumeDate is null."
         case .expired: return "The subscription or grant ended; inactive."
         case .revoked: return "Refunded or revoked (for a subscription: the period in force was refunded, or its family-sharing access withdrawn); inactive."
+        case .unknown: return "A remote provider answered a state or product type this version of subs does not know; inactive."
         }
     }
 
@@ -174,6 +185,7 @@ enum ManProse {
         ("SUBS_API_KEY", "The API key itself, when no key file is given. It is never printed, logged or cached."),
         ("SUBS_FORMAT", "The output format, as --format."),
         ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
+        ("SUBS_IAPHUB_ENVIRONMENT", "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true."),
         ("SUBS_CONFIG", "The config file, as --config."),
         ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
         ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
@@ -203,7 +215,7 @@ enum ManProse {
         (64, "Usage error: unknown option or command, bad value, missing argument."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer; in this version, the iaphub provider, which is not available yet."),
+        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),

@@ -61,18 +61,25 @@ enum Explanation {
         e.transactions.last { $0.transactionDate == e.lastPurchaseDate }
     }
 
+    /// "billing issue detected DAY", or what is known without the day (vendors that do not say it).
+    private static func billingIssue(_ e: EntitlementInfo) -> String {
+        e.billingIssueDetectedAt.map { "billing issue detected \(day($0))" } ?? "a renewal payment failed"
+    }
+
     private static func chainReason(_ e: EntitlementInfo) -> String? {
         switch e.state {
         case .revoked:
             return refundReason(e)
         case .gracePeriod:
-            return "in grace period —" + (e.billingIssueDetectedAt.map { " billing issue detected \(day($0));" } ?? "")
-                + " access ends \(day(e.expirationDate)) unless payment recovers"
+            return "in grace period — \(billingIssue(e)); access ends \(day(e.expirationDate)) unless payment recovers"
         case .billingRetry:
             let until = e.billingRetryEndDate.map { "; the store retries the payment until \(day($0))" } ?? ""
-            return "billing retry — billing issue detected \(day(e.billingIssueDetectedAt)), access lost on \(day(e.expirationDate))\(until)"
+            return "billing retry — \(billingIssue(e)), access lost on \(day(e.expirationDate))\(until)"
         case .paused:
-            return "paused until \(day(e.autoResumeDate))"
+            // Vendors (IAPHUB) may report a pause without its resume date.
+            return e.autoResumeDate.map { "paused until \(day($0))" } ?? "paused, no resume date known"
+        case .unknown:
+            return "state not known to this version of subs (\(e.productId ?? "?")); treated as inactive"
         case .expired:
             if let issue = e.billingIssueDetectedAt {
                 return "expired on \(day(e.expirationDate)) after a billing issue detected \(day(issue))"
@@ -90,7 +97,9 @@ enum Explanation {
                 return "billing issue detected \(day(e.billingIssueDetectedAt)); active until \(day(e.expirationDate)), renewal at risk"
             }
             if e.renewState == .canceled {
-                return "cancelled\(dated("on", e.autoRenewDisableDate)), active until \(day(e.expirationDate))"
+                // Vendors (IAPHUB) say auto-renew is off without saying since when.
+                let when = e.autoRenewDisableDate.map { "cancelled on \(day($0))" } ?? "cancelled (auto-renew off)"
+                return "\(when), active until \(day(e.expirationDate))"
             }
             if let resume = e.autoResumeDate {
                 return "pause scheduled from \(day(e.expirationDate)) until \(day(resume))"

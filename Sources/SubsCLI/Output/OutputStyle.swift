@@ -56,7 +56,7 @@ enum Style {
         switch state {
         case .active: return .green
         case .gracePeriod, .billingRetry, .paused: return .yellow
-        case .expired: return .dim
+        case .expired, .unknown: return .dim
         case .revoked: return .red
         }
     }

@@ -2,6 +2,8 @@
 
 public enum EntitlementState: String, Sendable, CaseIterable {
     case active, gracePeriod, billingRetry, paused, expired, revoked
+    /// A provider's state this version of subs does not know (inactive).
+    case unknown
 }
 
 public enum RenewState: String, Sendable, CaseIterable {

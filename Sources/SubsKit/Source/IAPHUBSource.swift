@@ -1,0 +1,206 @@
+// Provider `iaphub` (SPEC section 6): a user's active products from IAPHUB's server API, each
+// mapped to one entitlement keyed by its group name (else its sku). IAPHUB keeps no history,
+// no renewal counts and no manual grants: those are "not offered" (exit 69).
+
+import SubsJSON
+
+public struct IAPHUBSource: CustomerSource {
+    public let client: RemoteClient
+    public let cachePolicy: CachePolicy
+    /// The `environment` query value (`production` unless SUBS_IAPHUB_ENVIRONMENT says otherwise).
+    public let environment: String
+    public let clock: any Clock
+
+    /// IAPHUB answers 429 beyond 5 requests a second per endpoint.
+    public static let requestsPerSecond = 5
+    /// Said when `--provider iaphub` comes without `--remote` (IAPHUB has no URL without an app id).
+    public static let remoteRequired = "provider iaphub needs --remote https://api.iaphub.com/v1/app/APP_ID (the URL names your IAPHUB app)"
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, environment: String?, clock: any Clock) {
+        self.client = client
+        self.cachePolicy = cachePolicy
+        self.environment = environment.flatMap { $0.isEmpty ? nil : $0 } ?? "production"
+        self.clock = clock
+    }
+
+    /// The transport IAPHUB's limit needs: at most 5 requests started in any second, so that a
+    /// batch `check -` paces itself instead of meeting 429s.
+    public static func pacedTransport(_ transport: HTTPTransport) -> HTTPTransport {
+        // A little over a second: the server counts arrivals, which jitter by the network's latency.
+        PacedTransport(transport, pacer: RequestPacer(limit: requestsPerSecond, interval: 1.1))
+    }
+
+    public var capabilities: SourceCapabilities { [] }
+
+    public func whyNotOffered(_ capability: SourceCapabilities) -> String {
+        switch capability {
+        case .history: return "IAPHUB's user answer has no history (only the products active now)"
+        case .renewalCounts: return "IAPHUB does not report renewal counts"
+        case .grants, .lifetimeGrants: return "IAPHUB offers no endpoint to grant or revoke access by hand; grant it in the store or in IAPHUB's dashboard"
+        default: return "IAPHUB does not offer that"
+        }
+    }
+
+    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        var statuses: [CustomerStatus?] = []
+        var notes: [String] = []
+        var lastDate: Instant?
+        for id in ids {
+            let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
+            let answer = try client.get(path, cachePolicy: cachePolicy)
+            notes += answer.warnings
+            switch answer.response.status {
+            case 200: break
+            case 404: statuses.append(nil); continue
+            default: throw answer.unexpectedStatusError()
+            }
+            let user: IAPHUBAnswer
+            do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
+                throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+            }
+            // IAPHUB's body carries no clock: its Date header is the server's.
+            let served = answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+            lastDate = served
+            let at = t ?? served
+            statuses.append(CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: at,
+                                           entitlements: IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)))
+        }
+        let requestDate = t ?? lastDate ?? clock.now()
+        if let t, !ids.isEmpty {
+            notes.append("IAPHUB keeps no history: the status at \(ISODate.format(t)) is IAPHUB's current answer projected to that date")
+        }
+        return StatusAnswer(requestDate: requestDate, statuses: statuses, notes: notes)
+    }
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        throw NotOffered(whyNotOffered(.history))
+    }
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        throw NotOffered(whyNotOffered(.grants))
+    }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("IAPHUB does not list users")
+    }
+
+    public func entitlementIds() throws -> [String] {
+        throw NotOffered("IAPHUB has products, not entitlements")
+    }
+}
+
+extension IAPHUBSource {
+    /// The entitlements of a user answer, sorted by id. `projectedTo`: `--at`, re-evaluating
+    /// isActive from the dates of today's answer.
+    public static func entitlements(_ answer: IAPHUBAnswer, environment: String, projectedTo t: Instant? = nil) -> [EntitlementInfo] {
+        var chosen: [String: IAPHUBProduct] = [:]
+        for product in answer.activeProducts where product.type != "consumable" {
+            let key = product.entitlementId
+            // Two products of one key: the later expiration (none = latest) describes it.
+            if let held = chosen[key], !expiresLater(product, than: held) { continue }
+            chosen[key] = product
+        }
+        return chosen.sorted { $0.key < $1.key }.map { key, product in
+            var info = entitlement(key, product, answer: answer, environment: environment)
+            if let t { project(&info, to: t) }
+            return info
+        }
+    }
+
+    private static func expiresLater(_ a: IAPHUBProduct, than b: IAPHUBProduct) -> Bool {
+        switch (a.expirationDate, b.expirationDate) {
+        case (nil, nil): return false
+        case (nil, _): return true
+        case (_, nil): return false
+        case let (x?, y?): return x > y
+        }
+    }
+
+    static func entitlement(_ id: String, _ p: IAPHUBProduct, answer: IAPHUBAnswer, environment: String) -> EntitlementInfo {
+        let state: EntitlementState
+        let renewState: RenewState
+        let kind: SourceKind
+        switch p.type {
+        case "renewable_subscription":
+            kind = .chain
+            switch p.subscriptionState {
+            case "active": state = .active
+            case "grace_period": state = .gracePeriod
+            case "retry_period": state = .billingRetry
+            case "paused": state = .paused
+            default: state = .unknown
+            }
+            if state == .gracePeriod || state == .billingRetry { renewState = .billingIssue }
+            else if !p.isSubscriptionRenewable { renewState = .canceled }
+            else { renewState = .willRenew }
+        case "non_consumable":
+            kind = .purchase
+            state = .active
+            renewState = .nonRenewable
+        case "subscription":
+            // Non-renewing: it has an expiration date, so it reads as a period, not a lifetime purchase.
+            kind = .chain
+            state = .active
+            renewState = .nonRenewable
+        default:
+            // A product type this version of subs does not know: never counted as access.
+            kind = .chain
+            state = .unknown
+            renewState = .unknown
+        }
+        // An unknown state is no promise that access continues.
+        let willRenew = renewState == .willRenew && state != .paused && state != .unknown
+            && p.subscriptionRenewalProductSku.map { renewalKey(of: p, sku: $0, answer: answer) == id } ?? true
+        return EntitlementInfo(
+            id: id, isActive: state == .active || state == .gracePeriod, state: state, renewState: renewState,
+            willRenew: willRenew, periodType: periodType(p.subscriptionPeriodType), source: source(p.platform),
+            grantType: p.isFamilyShare ? .familySharing : p.isPromo ? .offerCode : .purchase,
+            productId: p.sku, startedDate: nil, trialStartDate: nil, firstPurchaseDate: nil,
+            lastPurchaseDate: p.purchaseDate, expirationDate: p.expirationDate, gracePeriodExpirationDate: nil,
+            billingIssueDetectedAt: nil, autoRenewDisableDate: nil, autoResumeDate: p.autoResumeDate,
+            renewalProductId: p.subscriptionRenewalProductSku, renewsCount: nil,
+            isSandbox: environment != "production", lastActivatedOfferCode: p.promoCode, grantId: nil,
+            transactions: [], sourceKind: kind)
+    }
+
+    /// The entitlement the pending renewal product would give: its group's name when IAPHUB lists
+    /// it, else — IAPHUB changes a subscription within its group — the current product's group,
+    /// else its own sku.
+    private static func renewalKey(of p: IAPHUBProduct, sku: String, answer: IAPHUBAnswer) -> String {
+        let known = answer.productsForSale + answer.activeProducts
+        let renewal = p.subscriptionRenewalProduct.flatMap { id in known.first { $0.id == id } }
+            ?? known.first { $0.sku == sku }
+        if let renewal { return renewal.entitlementId }
+        if let name = p.groupName, !name.isEmpty { return name }
+        return sku
+    }
+
+    private static func periodType(_ value: String?) -> PeriodType {
+        switch value {
+        case "trial": return .trial
+        case "intro": return .intro
+        default: return .normal
+        }
+    }
+
+    private static func source(_ platform: String?) -> EntitlementSource {
+        switch platform {
+        case "ios": return .appstore
+        case "android": return .playstore
+        case "stripe": return .stripe
+        default: return .unknown
+        }
+    }
+
+    /// `--at`: access the answer grants now (active, grace) holds from the purchase date until
+    /// the expiration date; outside it the entitlement is expired. Other states are kept.
+    static func project(_ info: inout EntitlementInfo, to t: Instant) {
+        guard info.state == .active || info.state == .gracePeriod else { return }
+        let started = info.lastPurchaseDate.map { $0 <= t } ?? true
+        let notEnded = info.expirationDate.map { t < $0 } ?? true
+        guard !(started && notEnded) else { return }
+        info.isActive = false
+        info.state = .expired
+        info.willRenew = false
+    }
+}
