@@ -51,6 +51,17 @@ public enum JSON {
 
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
+        // Almost every string needs no escape: copied whole (the byte loop below was a tenth
+        // of the server's time per GET).
+        let copiedWhole: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copiedWhole == true {
+            out.append(0x22)
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case 0x22: out.append(0x5C); out.append(0x22)
