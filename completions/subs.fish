@@ -83,7 +83,7 @@ complete -c subs -n '__subs_at store 0 0' -a validate -d 'Check the whole store 
 # Global options, valid before and after the command.
 complete -c subs -l store -r -F -d 'The local JSON store'
 complete -c subs -l remote -x -d 'Use a remote REST endpoint instead of the local store (https, or http on loopback)'
-complete -c subs -l provider -x -a 'subs revenuecat qonversion iaphub' -d 'API spoken by --remote'
+complete -c subs -l provider -x -a 'subs revenuecat qonversion iaphub' -d 'Where the customers are: subs (store or subs serve), revenuecat, qonversion, iaphub'
 complete -c subs -l api-key-file -r -F -d 'File holding the API key or token for --remote; SUBS_API_KEY is also read'
 complete -c subs -l at -x -a 'now' -d 'Evaluate status as of DATE instead of now'
 complete -c subs -l format -x -a 'table json jsonl tsv' -d 'Output format'

@@ -18,7 +18,7 @@ public enum CommandLineSpec {
                    help: "Use a remote REST endpoint instead of the local store (https, or http on loopback)"),
         OptionSpec("provider", kind: .choice(["subs", "revenuecat", "qonversion", "iaphub"]), valueName: "NAME",
                    environment: "SUBS_PROVIDER", defaultValue: "subs",
-                   help: "API spoken by --remote"),
+                   help: "Where the customers are: subs (store or subs serve), revenuecat, qonversion, iaphub"),
         OptionSpec("api-key-file", kind: .file, valueName: "PATH", environment: "SUBS_API_KEY_FILE",
                    help: "File holding the API key or token for --remote; SUBS_API_KEY is also read"),
         OptionSpec("at", kind: .date, valueName: "DATE",
