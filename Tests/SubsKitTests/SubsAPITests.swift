@@ -239,3 +239,31 @@ private final class Answers: @unchecked Sendable {
     func put(_ i: Int, _ answer: HTTPResponse) { lock.withLock { byRequest[i] = answer } }
     var all: [Int: HTTPResponse] { lock.withLock { byRequest } }
 }
+
+extension SubsAPITests {
+    func testTheSameIdempotencyKeySentTwiceAtOnceWritesOnce() throws {
+        let api = api()
+        let before = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil).grants.count
+        let answers = Answers()
+        let gate = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for i in 0..<8 {
+            group.enter()
+            Thread {
+                gate.wait()
+                let answer = api.handle(self.request("POST", "/v1/customers/trent/grants",
+                                                     body: #"{"entitlement": "premium", "reason": "once"}"#,
+                                                     headers: [("Idempotency-Key", "same-key")]))
+                answers.put(i, answer)
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<8 { gate.signal() }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        let all = answers.all
+        XCTAssertEqual(Set(all.values.map(\.status)), [201])
+        XCTAssertEqual(Set(all.values.map(\.body)).count, 1, "every repeat gets the first answer")
+        let after = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil).grants.count
+        XCTAssertEqual(after, before + 1, "one grant for one key")
+    }
+}

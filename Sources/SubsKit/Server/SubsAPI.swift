@@ -15,7 +15,10 @@ public final class SubsAPI: @unchecked Sendable {
     private let clock: any Clock
     /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
     private var replays: [String: (answer: HTTPResponse, at: Instant)] = [:]
-    private let replayLock = NSLock()
+    /// Keys whose first request is being answered: a repeat sent meanwhile waits for that answer
+    /// instead of writing a second time.
+    private var replaysInFlight: Set<String> = []
+    private let replayLock = NSCondition()
     static let replayWindow: Int64 = 24 * 3600
     static let replayLimit = 10_000
 
@@ -188,20 +191,26 @@ public final class SubsAPI: @unchecked Sendable {
         let slot = request.method + " " + request.path + " " + key
         let now = clock.now()
         replayLock.lock()
+        while replaysInFlight.contains(slot) { replayLock.wait() }
         if let earlier = replays[slot], now.seconds - earlier.at.seconds < Self.replayWindow {
             replayLock.unlock()
             return earlier.answer
         }
+        replaysInFlight.insert(slot)
         replayLock.unlock()
         let answer = body()
-        guard answer.status < 500 else { return answer }
         replayLock.lock()
+        defer {
+            replaysInFlight.remove(slot)
+            replayLock.broadcast()
+            replayLock.unlock()
+        }
+        guard answer.status < 500 else { return answer }
         if replays.count >= Self.replayLimit {
             replays = replays.filter { now.seconds - $0.value.at.seconds < Self.replayWindow }
             if replays.count >= Self.replayLimit { replays.removeAll() }
         }
         replays[slot] = (answer, now)
-        replayLock.unlock()
         return answer
     }
 }
