@@ -157,12 +157,4 @@ public struct IAPHUBAnswer: Equatable, Sendable {
 }
 
 /// An IAPHUB answer that is not what the API defines: where, and what is wrong.
-public struct IAPHUBAnswerError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-    public var description: String { "\(path): \(message)" }
-}
+public typealias IAPHUBAnswerError = WireFormatError

@@ -5,15 +5,7 @@
 import SubsJSON
 
 /// An answer that is not what v3 defines, with where (`data[2].expires`).
-public struct QonversionDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
+public typealias QonversionDecodeError = WireFormatError
 
 /// One element of `GET /users/{user_id}/entitlements` → `data`, or the answer of a grant.
 public struct QonversionEntitlement: Equatable, Sendable {

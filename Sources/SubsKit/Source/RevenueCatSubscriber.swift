@@ -7,15 +7,7 @@
 import SubsJSON
 
 /// The answer is not the documented shape: where (a JSON path, "" for the whole body) and what.
-public struct RevenueCatFormatError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
+public typealias RevenueCatFormatError = WireFormatError
 
 /// `subscriber.entitlements[id]`: the purchase with the furthest-out expiration of it.
 public struct RevenueCatEntitlement: Equatable, Sendable {
