@@ -104,7 +104,7 @@ final class IAPHUBErrorTests: IAPHUBTestCase {
     func testTheLimitOfTheTestServerBitesWithoutPacing() throws {
         // So that the pacing test above can fail: the same burst, unpaced, meets 429s.
         server.limitPerSecond = 5
-        let transport = URLSessionTransport()
+        let transport = CurlTransport()
         var statuses: [Int] = []
         for n in 1...7 {
             let request = RemoteRequest(method: "GET", url: server.base + "/user/pace-\(n)?environment=production",

@@ -1,4 +1,4 @@
-// URLSessionTransport + RemoteClient against a misbehaving loopback server (RemoteTestServer).
+// CurlTransport + RemoteClient against a misbehaving loopback server (RemoteTestServer).
 
 import Foundation
 import XCTest
@@ -14,7 +14,7 @@ final class MutableClock: Clock, @unchecked Sendable {
 
 final class RemoteClientEndToEndTests: XCTestCase {
     static let secret = "sk_live_S3CRETkey0123456789"
-    let transport = URLSessionTransport()
+    let transport = CurlTransport()
     var cacheDirectory = ""
     var sleeps: [Double] = []
     var logLines: [String] = []

@@ -62,7 +62,7 @@ public enum Commands {
 
     static func exitCode(for error: RemoteError) -> ExitCode {
         switch error {
-        case .unavailable, .timeout, .notCached: return .unavailable
+        case .unavailable, .timeout, .notCached, .libcurlMissing: return .unavailable
         case .rateLimited: return .temporaryFailure
         case .protocolError: return .protocolError
         case .unauthorized: return .permissionDenied

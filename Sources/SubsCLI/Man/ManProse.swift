@@ -215,7 +215,7 @@ enum ManProse {
         (64, "Usage error: unknown option or command, bad value, missing argument."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries), or an operation the provider does not offer."),
+        (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),

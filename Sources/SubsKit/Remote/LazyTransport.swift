@@ -1,5 +1,5 @@
-// The process's HTTP transport, made on first use: a command on the local store never pays for
-// starting URLSession.
+// The process's HTTP transport, made on first use: a command on the local store never makes one
+// (and CurlTransport loads libcurl only when its first request is sent).
 
 import Foundation
 
@@ -8,7 +8,7 @@ public final class LazyTransport: HTTPTransport, @unchecked Sendable {
     private var made: HTTPTransport?
     private let make: @Sendable () -> HTTPTransport
 
-    public init(_ make: @escaping @Sendable () -> HTTPTransport = { URLSessionTransport() }) {
+    public init(_ make: @escaping @Sendable () -> HTTPTransport = { CurlTransport() }) {
         self.make = make
     }
 

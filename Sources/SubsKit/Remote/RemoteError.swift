@@ -1,6 +1,6 @@
 // What can go wrong talking to a remote API. The CLI maps each case to an exit status (SPEC
-// section 1): unavailable, timeout and notCached → 69; rateLimited → 75; protocolError → 76;
-// unauthorized → 77; notFound → 3 (providers may decide otherwise); insecureURL, invalidURL
+// section 1): unavailable, timeout, notCached and libcurlMissing → 69; rateLimited → 75;
+// protocolError → 76; unauthorized → 77; notFound → 3 (providers may decide otherwise); insecureURL, invalidURL
 // and the API key cases → 78 (configuration), or 64 when the URL came from a flag.
 // No message ever contains the API key: URLs are shown without user info, query or fragment.
 
@@ -77,6 +77,9 @@ public enum RemoteError: Error, Equatable, Sendable {
     case apiKeyInvalid(source: String, reason: String)
     /// The response cache cannot be used (the request itself may still have succeeded).
     case cache(path: String, reason: String)
+    /// libcurl, which the transport loads on the first request, is not on this machine
+    /// (or lacks a function); nothing was sent.
+    case libcurlMissing(reason: String)
 }
 
 extension RemoteError: CustomStringConvertible {
@@ -102,6 +105,8 @@ extension RemoteError: CustomStringConvertible {
         case .apiKeyEmpty(let source): return "\(source): the API key is empty"
         case .apiKeyInvalid(let source, let reason): return "\(source): unusable API key: \(reason)"
         case .cache(let path, let reason): return "\(path): cache: \(reason)"
+        case .libcurlMissing(let reason):
+            return "remote access needs libcurl (Debian/Ubuntu: apt-get install libcurl4): \(reason)"
         }
     }
 }

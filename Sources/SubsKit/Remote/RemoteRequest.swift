@@ -1,5 +1,5 @@
 // One HTTP exchange as the remote client sees it, and the seam that carries it: tests replace
-// `HTTPTransport`; the real one is `URLSessionTransport`.
+// `HTTPTransport`; the real one is `CurlTransport`.
 
 /// An HTTP request: method, absolute URL, headers in order, body bytes, and how long the
 /// transport may take for it (the remote client passes what is left of its budget).

@@ -18,7 +18,7 @@ let testNow = "2026-12-01T12:00:00Z"
 /// Runs the CLI in-process. `terminal`: stdout/stderr are terminals (colour auto, relative dates).
 func runCLI(_ arguments: [String], env: [String: String] = [:], stdin: String? = nil,
             terminal: Bool = false, now: String? = testNow,
-            source: (@Sendable () throws -> CustomerSource)? = nil) -> CLIResult {
+            source: (@Sendable () throws -> CustomerSource)? = nil, http: HTTPTransport? = nil) -> CLIResult {
     final class Sink: @unchecked Sendable { var text = "" }
     let out = Sink(), err = Sink()
     var environment = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config"]
@@ -31,6 +31,7 @@ func runCLI(_ arguments: [String], env: [String: String] = [:], stdin: String? =
         stdoutIsTerminal: terminal)
     var withSource = context
     withSource.sourceOverride = source
+    if let http { withSource.http = http }
     let status = CLI.run(arguments: arguments, context: withSource)
     return CLIResult(status: status, stdout: out.text, stderr: err.text)
 }

@@ -188,7 +188,7 @@ func runQonversion(_ arguments: [String], remote: String?, key: String = Qonvers
     environment.merge(extra) { $1 }
     var context = Context(writeOut: { out.text += $0 }, writeErr: { err.text += $0 }, readIn: { [] },
                           environment: environment, clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-    context.http = transport ?? PinnedDateTransport(inner: URLSessionTransport(), mode: date)
+    context.http = transport ?? PinnedDateTransport(inner: CurlTransport(), mode: date)
     let status = CLI.run(arguments: (remote.map { ["--remote", $0] } ?? []) + ["--provider", "qonversion"] + arguments,
                          context: context)
     return CLIResult(status: status, stdout: out.text, stderr: err.text)

@@ -1,0 +1,177 @@
+// libcurl's easy API, opened with dlopen when the first remote request is made: the binary has
+// no libcurl (nor its ~30 libraries) among its NEEDED entries, so a local command never maps
+// them, and a machine without libcurl still runs every local command.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Numeric constants of the libcurl ABI, copied from curl.h (libcurl 7.88.1,
+/// /usr/include/x86_64-linux-gnu/curl/curl.h from libcurl4-openssl-dev). They never change
+/// between libcurl releases: curl keeps them stable for binary compatibility.
+enum CurlConstant {
+    // CURLOPT_* = CURLOPTTYPE_LONG (0) + n: the value is a C long.
+    static let noBody: Int32 = 44            // CURLOPT_NOBODY
+    static let followLocation: Int32 = 52    // CURLOPT_FOLLOWLOCATION
+    static let postFieldSize: Int32 = 60     // CURLOPT_POSTFIELDSIZE
+    static let httpGet: Int32 = 80           // CURLOPT_HTTPGET
+    static let noSignal: Int32 = 99          // CURLOPT_NOSIGNAL
+    static let timeoutMS: Int32 = 155        // CURLOPT_TIMEOUT_MS
+    static let connectTimeoutMS: Int32 = 156 // CURLOPT_CONNECTTIMEOUT_MS
+    // CURLOPT_* = CURLOPTTYPE_OBJECTPOINT (10000) + n: the value is a pointer.
+    static let writeData: Int32 = 10_001      // CURLOPT_WRITEDATA
+    static let url: Int32 = 10_002            // CURLOPT_URL
+    static let errorBuffer: Int32 = 10_010    // CURLOPT_ERRORBUFFER (CURL_ERROR_SIZE = 256 bytes)
+    static let httpHeader: Int32 = 10_023     // CURLOPT_HTTPHEADER
+    static let headerData: Int32 = 10_029     // CURLOPT_HEADERDATA
+    static let customRequest: Int32 = 10_036  // CURLOPT_CUSTOMREQUEST
+    static let acceptEncoding: Int32 = 10_102 // CURLOPT_ACCEPT_ENCODING
+    static let copyPostFields: Int32 = 10_165 // CURLOPT_COPYPOSTFIELDS
+    static let protocolsString: Int32 = 10_318 // CURLOPT_PROTOCOLS_STR (libcurl 7.85+)
+    // CURLOPT_* = CURLOPTTYPE_FUNCTIONPOINT (20000) + n: the value is a function pointer.
+    static let writeFunction: Int32 = 20_011  // CURLOPT_WRITEFUNCTION
+    static let headerFunction: Int32 = 20_079 // CURLOPT_HEADERFUNCTION
+    // CURLINFO_RESPONSE_CODE = CURLINFO_LONG (0x200000) + 2.
+    static let responseCode: Int32 = 0x200000 + 2
+    // CURL_GLOBAL_ALL = CURL_GLOBAL_SSL (1 << 0) | CURL_GLOBAL_WIN32 (1 << 1).
+    static let globalAll: Int = 3
+    static let errorSize = 256               // CURL_ERROR_SIZE
+}
+
+/// CURLcode values from curl.h that the transport tells apart.
+enum CurlCode {
+    static let ok: Int32 = 0
+    static let unsupportedProtocol: Int32 = 1
+    static let urlMalformat: Int32 = 3
+    static let couldntResolveProxy: Int32 = 5
+    static let couldntResolveHost: Int32 = 6
+    static let couldntConnect: Int32 = 7
+    static let weirdServerReply: Int32 = 8
+    static let http2: Int32 = 16
+    static let partialFile: Int32 = 18
+    static let writeError: Int32 = 23
+    static let outOfMemory: Int32 = 27
+    static let operationTimedOut: Int32 = 28
+    static let sslConnectError: Int32 = 35
+    static let interfaceFailed: Int32 = 45
+    static let gotNothing: Int32 = 52
+    static let sslEngineNotFound: Int32 = 53
+    static let sslEngineSetFailed: Int32 = 54
+    static let sendError: Int32 = 55
+    static let recvError: Int32 = 56
+    static let sslCertProblem: Int32 = 58
+    static let sslCipher: Int32 = 59
+    static let peerFailedVerification: Int32 = 60
+    static let badContentEncoding: Int32 = 61
+    static let sslEngineInitFailed: Int32 = 66
+    static let sslCACertBadFile: Int32 = 77
+    static let sslShutdownFailed: Int32 = 80
+    static let sslCRLBadFile: Int32 = 82
+    static let sslIssuerError: Int32 = 83
+    static let sslPinnedPubKeyNotMatch: Int32 = 90
+    static let sslInvalidCertStatus: Int32 = 91
+    static let http2Stream: Int32 = 92
+    static let proxy: Int32 = 97
+    static let sslClientCert: Int32 = 98
+}
+
+/// A libcurl write or header callback: (bytes, size, count, userdata) → bytes taken.
+typealias CurlDataCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
+
+/// The easy API's functions, found with dlsym. `curl_easy_setopt` and `curl_easy_getinfo` are
+/// variadic in C; on x86_64 and aarch64 Linux a variadic argument travels exactly like a named
+/// one, so each is called through one non-variadic pointer type per kind of argument.
+struct LibCurl: @unchecked Sendable {
+    typealias EasyInit = @convention(c) () -> OpaquePointer?
+    typealias EasyHandleOnly = @convention(c) (OpaquePointer?) -> Void
+    typealias EasyPerform = @convention(c) (OpaquePointer?) -> Int32
+    typealias SetLong = @convention(c) (OpaquePointer?, Int32, Int) -> Int32
+    typealias SetPointer = @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?) -> Int32
+    typealias SetCallback = @convention(c) (OpaquePointer?, Int32, CurlDataCallback?) -> Int32
+    typealias GetInfoLong = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int>?) -> Int32
+    typealias SlistAppend = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> OpaquePointer?
+    typealias SlistFreeAll = @convention(c) (OpaquePointer?) -> Void
+    typealias StrError = @convention(c) (Int32) -> UnsafePointer<CChar>?
+    typealias GlobalInit = @convention(c) (Int) -> Int32
+
+    /// The file names tried in order: OpenSSL flavour (libcurl4), the development link, GnuTLS flavour.
+    static let defaultNames = ["libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4"]
+
+    let name: String
+    let easyInit: EasyInit
+    let easyReset: EasyHandleOnly
+    let easyCleanup: EasyHandleOnly
+    let easyPerform: EasyPerform
+    let setLong: SetLong
+    let setPointer: SetPointer
+    let setCallback: SetCallback
+    let getInfoLong: GetInfoLong
+    let slistAppend: SlistAppend
+    let slistFreeAll: SlistFreeAll
+    let strError: StrError
+
+    /// The first of `names` that opens and has every function, initialised once per process.
+    /// Throws `RemoteError.libcurlMissing`.
+    static func load(_ names: [String]) throws -> LibCurl {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let loaded = loaded[names] { return loaded }
+        var found: LibCurl?
+        var problem = "not found"
+        for name in names {
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
+            do {
+                found = try LibCurl(name: name, handle: handle)
+                break
+            } catch let error as RemoteError {
+                if case .libcurlMissing(let reason) = error { problem = reason }
+                dlclose(handle)
+            }
+        }
+        guard let library = found else { throw RemoteError.libcurlMissing(reason: problem) }
+        // curl_global_init is not thread-safe before libcurl 7.84: once per library, under the lock.
+        if !initialised.contains(library.name) {
+            let code = library.globalInit(CurlConstant.globalAll)
+            guard code == CurlCode.ok else {
+                throw RemoteError.libcurlMissing(reason: "\(library.name): curl_global_init failed (\(code))")
+            }
+            initialised.insert(library.name)
+        }
+        loaded[names] = library
+        return library
+    }
+
+    nonisolated(unsafe) private static var loaded: [[String]: LibCurl] = [:]
+    nonisolated(unsafe) private static var initialised: Set<String> = []
+    private static let loadLock = NSLock()
+
+    private let globalInit: GlobalInit
+
+    private init(name: String, handle: UnsafeMutableRawPointer) throws {
+        self.name = name
+        func find<T>(_ symbol: String) throws -> T {
+            guard let address = dlsym(handle, symbol) else {
+                throw RemoteError.libcurlMissing(reason: "\(name) has no \(symbol)")
+            }
+            return unsafeBitCast(address, to: T.self)
+        }
+        easyInit = try find("curl_easy_init")
+        easyReset = try find("curl_easy_reset")
+        easyCleanup = try find("curl_easy_cleanup")
+        easyPerform = try find("curl_easy_perform")
+        setLong = try find("curl_easy_setopt")
+        setPointer = try find("curl_easy_setopt")
+        setCallback = try find("curl_easy_setopt")
+        getInfoLong = try find("curl_easy_getinfo")
+        slistAppend = try find("curl_slist_append")
+        slistFreeAll = try find("curl_slist_free_all")
+        strError = try find("curl_easy_strerror")
+        globalInit = try find("curl_global_init")
+    }
+
+    /// libcurl's words for `code`.
+    func describe(_ code: Int32) -> String {
+        strError(code).map { String(cString: $0) } ?? "libcurl error \(code)"
+    }
+}
