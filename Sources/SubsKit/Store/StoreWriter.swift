@@ -105,6 +105,7 @@ struct StoreWriter {
             if grants.isEmpty { nothingToRevoke.append(span.id); continue }
             changed.append(ChangedCustomer(record: record, grants: grants, created: false))
             edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
+            store.file.release(around: span.range)
         }
         guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
         guard nothingToRevoke.isEmpty else {
@@ -130,6 +131,7 @@ struct StoreWriter {
                          catalog: Catalog) throws -> (CustomerRecord, JSONObject) {
         var decoder = RecordDecoder()
         let json = try store.value(span.range)
+        store.file.release(around: span.range)
         guard let record = decoder.customer(id: span.id, json, catalog: catalog,
                                             path: JSONPath.member("customers", span.id)),
               decoder.problems.isEmpty, let object = json.objectValue else {
@@ -141,9 +143,8 @@ struct StoreWriter {
     /// Writes the store with `edits` spliced in to `temp` and puts it in place.
     private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws {
         let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
-        // Reading the customers changed mapped the page-cache folios around them (up to a
-        // megabyte each on a file the kernel cached in large folios): they go before the copy,
-        // which then releases behind itself.
+        // What is still mapped from the scan and the reads of the customers goes before the
+        // copy, which then releases behind itself.
         store.file.releaseAll()
         store.file.restartRelease()
         try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
@@ -200,8 +201,9 @@ struct StoreWriter {
             // may change the same customer again).
             results.append(.success(StoredRecord(id: span.id, record: .object(customer.object), products: products)))
         }
-        let edits = working.values.filter(\.changed).map {
-            Splice.replaceValue($0.span.range, with: .object($0.object), in: store)
+        let edits = working.values.filter(\.changed).map { customer in
+            defer { store.file.release(around: customer.span.range) }
+            return Splice.replaceValue(customer.span.range, with: .object(customer.object), in: store)
         }
         if let temp {
             if edits.isEmpty { temp.discard() } else { try commit(edits, over: store, from: copied, via: temp) }
