@@ -36,3 +36,20 @@ final class LinearWorkCLITests: XCTestCase {
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1)
     }
 }
+
+extension LinearWorkCLITests {
+    func testGrantCreatingFiftyThousandCustomersNamesEachOnce() throws {
+        let dir = TempDir()
+        let store = dir.write("store.json", #"{"schemaVersion": 1, "products": {"m": {"type": "nonConsumable", "entitlements": ["premium"]}}, "customers": {}}"#)
+        // Every id twice: created once each.
+        let ids = (0..<50_000).map { "new-\($0)" }
+        let result = runCLI(["--store", store, "grant"] + ids + ids + ["premium", "--lifetime", "--create", "-q"],
+                            env: ["SUBS_ACTOR": "test"])
+        XCTAssertEqual(result.status, .success, String(result.stderr.prefix(300)))
+        let found = runCLI(["--store", store, "check", "new-0", "new-49999", "--format", "jsonl"])
+        XCTAssertEqual(found.status, .success, found.stderr)
+        XCTAssertEqual(found.stdout.split(separator: "\n").count, 2)
+        let text = try String(contentsOfFile: store, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "\"new-49999\"").count, 2, "created once")
+    }
+}

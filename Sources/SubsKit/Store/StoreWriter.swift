@@ -88,10 +88,11 @@ struct StoreWriter {
         var nothingToRevoke: [String] = []
         var seen: Set<Int> = []
         var created: [(id: String, value: JSONValue)] = []
+        var createdIds: Set<String> = []   // an id named twice is created once, in O(1) per id
         for (i, id) in ids.enumerated() {
             guard let span = try store.customerSpan(forRequest: i, id: id) else {
                 guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
-                if created.contains(where: { $0.id == id }) { continue }
+                guard createdIds.insert(id).inserted else { continue }
                 var record = CustomerRecord(id: id, firstSeen: now)
                 var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
                 let grants = applyChange(change, to: &record, json: &value, now: now)
