@@ -267,3 +267,23 @@ extension SubsAPITests {
         XCTAssertEqual(after, before + 1, "one grant for one key")
     }
 }
+
+extension SubsAPITests {
+    func testAStoreTruncatedUnderTheServerIsAnErrorAnswerAndServingGoesOnOnceItIsWhole() throws {
+        let api = api()
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/trent")).status, 200)
+        // Cut in place (same inode): the changed size sends the next lookup to a rescan, which
+        // finds a document that ends early; the answer names the store, the server goes on.
+        for size in [0, 10, 2000] {
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: UInt64(size))
+            try handle.close()
+            let answer = api.handle(request("GET", "/v1/customers/trent"))
+            XCTAssertEqual(answer.status, 500, "truncated to \(size)")
+            let message = try XCTUnwrap(try json(answer)["error"]?["message"]?.stringValue)
+            XCTAssertTrue(message.contains(path), message)
+        }
+        try DemoStore.json.write(toFile: path, atomically: false, encoding: .utf8)
+        XCTAssertEqual(api.handle(request("GET", "/v1/customers/trent")).status, 200)
+    }
+}

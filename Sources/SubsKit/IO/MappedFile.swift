@@ -131,11 +131,9 @@ final class MappedFile {
     /// stays valid: a later read of those bytes maps them again from the page cache. This keeps
     /// the resident size of a scan of a large store small instead of growing to the file's size.
     func release(upTo offset: Int) {
-        guard mapped, let base = bytes.baseAddress else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let end = min(offset, bytes.count) / page * page
+        let end = min(offset, bytes.count) / MappedFile.pageSize * MappedFile.pageSize
         guard end - releasedUpTo >= MappedFile.releaseStep else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base + releasedUpTo), end - releasedUpTo, MADV_DONTNEED)
+        release(releasedUpTo..<end)
         releasedUpTo = end
     }
 
@@ -148,7 +146,7 @@ final class MappedFile {
     /// no state; a later read maps them again from the page cache).
     func release(_ range: Range<Int>) {
         guard mapped, let base = bytes.baseAddress else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = MappedFile.pageSize
         let start = (range.lowerBound + page - 1) / page * page
         let end = range.upperBound >= bytes.count ? bytes.count : range.upperBound / page * page
         guard end > start else { return }
@@ -185,6 +183,8 @@ final class MappedFile {
     func restartRelease() {
         releasedUpTo = 0
     }
+
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Release in steps of this many bytes: rare enough to cost nothing, small enough to matter.
     static let releaseStep = 16 << 20

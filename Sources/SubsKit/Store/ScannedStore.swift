@@ -93,6 +93,14 @@ struct ScannedStore {
         return owners.first
     }
 
+    /// The `products` object as stored (present once `topLevelProblems()` is empty).
+    func storedProducts() throws -> JSONValue {
+        guard let range = index.products else {
+            throw StoreError.invalid(path: path, problems: [StoreProblem(path: "products", message: "required")])
+        }
+        return try value(range)
+    }
+
     func value(_ range: Range<Int>) throws -> JSONValue {
         do {
             return try JSON.parse(bytes, range: range)

@@ -47,8 +47,7 @@ public final class ServedStore: @unchecked Sendable {
             }
             self.byId = byId
             self.byAlias = byAlias
-            guard let products = store.index.products else { throw StoreError.invalid(path: path, problems: []) }
-            self.products = try store.file.reading { try store.value(products) }
+            self.products = try store.file.reading { try store.storedProducts() }
             // Lookups read their customer with pread (`MappedFile.copy`): the pages the scan
             // mapped go back now, and the server's resident size stays that of its index.
             store.file.releaseAll()

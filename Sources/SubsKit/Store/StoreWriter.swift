@@ -13,9 +13,8 @@ struct StoreWriter {
     let lockTimeout: Double
 
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
-        if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
-            throw ChangeError.expirationNotInFuture(expiration)
-        }
+        // Said before the lock is taken or the store read.
+        if let refusal = StoreWriter.expirationRefusal(change, now: now) { throw refusal }
         // A symbolic link is followed to the store it names: that file is locked, read and
         // replaced, and the link stays a link.
         let path = try StoreFiles.resolvedPath(self.path)
@@ -76,11 +75,7 @@ struct StoreWriter {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
 
-        let known = catalog.entitlementIds
-        guard known.contains(change.entitlement) else {
-            throw ChangeError.unknownEntitlement(change.entitlement,
-                                                 suggestion: EditDistance.closest(to: change.entitlement, among: known))
-        }
+        if let refusal = StoreWriter.entitlementRefusal(change, catalog: catalog) { throw refusal }
 
         var edits: [Splice] = []
         var changed: [ChangedCustomer] = []
@@ -115,6 +110,19 @@ struct StoreWriter {
         if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
         if let temp { try commit(edits, over: store, from: copied, via: temp) }
         return ChangeResult(catalog: catalog, customers: changed)
+    }
+
+    /// A grant that would end at or before now.
+    private static func expirationRefusal(_ change: CustomerChange, now: Instant) -> ChangeError? {
+        guard case .grant(_, let expiration?, _, _, _) = change, expiration <= now else { return nil }
+        return .expirationNotInFuture(expiration)
+    }
+
+    /// An entitlement the catalog does not have (with the closest one it has).
+    private static func entitlementRefusal(_ change: CustomerChange, catalog: Catalog) -> ChangeError? {
+        let known = catalog.entitlementIds
+        guard !known.contains(change.entitlement) else { return nil }
+        return .unknownEntitlement(change.entitlement, suggestion: EditDistance.closest(to: change.entitlement, among: known))
     }
 
     /// The catalog, once the store's top level is valid (a store with problems is not written).
@@ -161,7 +169,6 @@ struct StoreWriter {
                              now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
-        let known = catalog.entitlementIds
         let slot = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
 
         struct Working {
@@ -172,17 +179,11 @@ struct StoreWriter {
         }
         var working: [Int: Working] = [:]   // by key offset
         var results: [Result<StoredRecord, ChangeError>] = []
-        guard let productsRange = store.index.products else { throw StoreError.invalid(path: store.path, problems: []) }
-        let products = try store.value(productsRange)
+        let products = try store.storedProducts()
         for request in requests {
             let change = request.change
-            if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
-                results.append(.failure(.expirationNotInFuture(expiration))); continue
-            }
-            guard known.contains(change.entitlement) else {
-                results.append(.failure(.unknownEntitlement(change.entitlement,
-                                                            suggestion: EditDistance.closest(to: change.entitlement, among: known))))
-                continue
+            if let refusal = StoreWriter.expirationRefusal(change, now: now) ?? StoreWriter.entitlementRefusal(change, catalog: catalog) {
+                results.append(.failure(refusal)); continue
             }
             guard let i = slot[request.id], let span = try store.customerSpan(forRequest: i, id: request.id) else {
                 results.append(.failure(.customersNotFound([request.id]))); continue
