@@ -99,6 +99,36 @@ final class SubsAPIErrorStatusTests: XCTestCase {
         }
     }
 
+    /// A server that lies: a message that would drive the terminal or fill the screen, a code
+    /// that is no string, an error object without a code, the created header on a failure.
+    func testAHostileErrorAnswerIsOneSafeLine() throws {
+        let bodies: [(Int, String, ExitCode)] = [
+            (400, #"{"error": {"code": "invalid_request", "message": "line one\nline two\r\u001b[2J\u0007 \u202e"}}"#, .usage),
+            (400, #"{"error": {"code": "invalid_request", "message": "\#(String(repeating: "x", count: 100_000))"}}"#, .usage),
+            (404, #"{"error": {"code": 404, "message": "customer not found"}}"#, .configError),
+            (404, #"{"error": {"message": "customer not found"}}"#, .configError),
+            (400, #"{"error": "invalid_request"}"#, .protocolError),
+            (503, #"{"error": {"code": "busy\u001b[31m", "message": "?"}}"#, .unavailable),
+            (418, #"{"error": {"code": "teapot", "message": "short and stout"}}"#, .protocolError),
+        ]
+        for (status, body, exit) in bodies {
+            let base = try serve { _ in
+                HTTPResponse(status: status, headers: [("Content-Type", "application/json"), (SubsAPI.createdHeader, "true")],
+                             body: Array(body.utf8))
+            }
+            let result = remote(base, ["grant", "alice", "premium", "--duration", "P1D"])
+            XCTAssertEqual(result.status, exit, "\(body.prefix(80)): \(result.stderr.prefix(300))")
+            XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, String(result.stderr.prefix(300)))
+            XCTAssertTrue(result.stderr.hasPrefix("subs: error: "))
+            XCTAssertLessThan(result.stderr.count, 700)
+            XCTAssertFalse(result.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x0D || $0.value == 0x202E })
+            XCTAssertEqual(result.stdout, "")
+            server?.stop()
+            server?.wait()
+            server = nil
+        }
+    }
+
     func testAServedStoreThatIsBrokenMissingOrLockedGivesTheLocalStatus() throws {
         let path = dir.write("store.json", DemoStore.json)
         let api = SubsAPI(store: LocalStore(path: path, lockTimeout: 0.2), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
