@@ -145,7 +145,7 @@ final class RemoteWriteParityTests: XCTestCase {
         }
         XCTAssertEqual(requests.value, before, "nothing sent")
         XCTAssertEqual(DemoStore.json, try String(contentsOfFile: served, encoding: .utf8), "nothing written")
-        // The platforms: nothing reaches the transport either (stdin is not even read).
+        // The platforms: nothing reaches the transport either.
         for (provider, remoteURL) in [("revenuecat", nil), ("qonversion", nil), ("iaphub", "https://api.iaphub.com/v1/app/a1"),
                                       ("subs", "https://subs.example.com")] as [(String, String?)] {
             let transport = RecordingTransport()
