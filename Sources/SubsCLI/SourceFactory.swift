@@ -15,6 +15,12 @@ enum SourceFactory {
                             clock: context.clock)
     }
 
+    /// Whether the answers come from a remote API (`--remote`, or a platform that needs none).
+    static func isRemote(_ invocation: Invocation) -> Bool {
+        invocation.global.remote != nil || defaultRemote(invocation.global.provider) != nil
+            || invocation.global.provider == "iaphub"
+    }
+
     /// The base URL of a provider whose API has one address for everyone (no --remote needed).
     private static func defaultRemote(_ provider: String) -> String? {
         switch provider {

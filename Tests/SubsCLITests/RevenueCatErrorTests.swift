@@ -22,7 +22,10 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
              "/subscribers/tina: RevenueCat refused the request (HTTP 400, code 7000): Invalid app user id"),
             (Self.error(422, code: 7226, "Cannot process"), .dataError, "(HTTP 422, code 7226): Cannot process"),
             (Self.error(409, code: 7638, "Conflict"), .dataError, "(HTTP 409, code 7638): Conflict"),
-            (Self.error(404, code: 7259, "Subscriber not found"), .notFound, "customer 'tina' not found"),
+            // GET /subscribers/{id} creates unknown app users: its 404 means the base URL is wrong.
+            (Self.error(404, code: 7259, "Subscriber not found"), .configError,
+             "/v1/subscribers/tina: HTTP 404 (RevenueCat's GET /subscribers/{id} never answers 404: it creates unknown app users): "
+                + "the base URL (--remote) looks wrong; it should end in /v1, as in https://api.revenuecat.com/v1"),
             (Self.error(401, code: 7225, "Invalid API key"), .permissionDenied, "permission denied (HTTP 401)"),
             (Self.error(403, code: 7243, "Secret API keys should not be used in your app."), .permissionDenied, "permission denied (HTTP 403)"),
             (Self.error(501, code: 1, "Not implemented"), .unavailable, "remote unavailable: HTTP 501"),

@@ -47,6 +47,10 @@ public enum Commands {
             return (.unavailable, notOffered.reason)
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
+        case let refusal as SubsAPIError:
+            return (exitCode(for: refusal), refusal.description)
+        case let wrong as WrongBaseURL:
+            return (.configError, wrong.description)
         case let revenueCat as RevenueCatError:
             return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
         case let qonversion as QonversionError:

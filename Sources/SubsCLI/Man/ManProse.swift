@@ -90,6 +90,24 @@ enum ManProse {
         revoke are exit status 69. \
         A batch check paces itself to 5 requests a second, IAPHUB's limit.
         """,
+        """
+        An answer from the cache, whether asked for with --offline or --max-age or given because the \
+        server cannot be reached, says so on standard error with its age, and is judged at the local \
+        clock, not at the date it was fetched: its requestDate is now, and an entitlement whose end \
+        has passed since is expired, so check --require fails on it. \
+        A fresh answer keeps the server's requestDate. \
+        grant and revoke with --offline against a remote API are exit status 64 before any request: \
+        a write needs the server. \
+        A 404 whose body is not the API's own not-found answer (an HTML page, an empty body, another \
+        API's JSON), and any 404 of RevenueCat's GET /subscribers/{id}, which creates unknown app \
+        users, means the base URL is wrong: exit status 78, naming the URL asked and the form the \
+        base URL should have. \
+        With --provider subs the base URL is the address of subs serve, with or without /v1; every \
+        write option but --dry-run is carried, and an error answer shows the server's message and \
+        gives the exit status the same command gives on a local store (invalid_request 64, \
+        customer_not_found, entitlement_not_found and grant_not_found 3, invalid_store 65, \
+        store_unreadable 66, store_unwritable 73, busy 75, internal 70).
+        """,
     ]
 
     /// One sentence per state, keyed by the enum so that a new state cannot be left out.
@@ -212,7 +230,7 @@ enum ManProse {
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
-        (64, "Usage error: unknown option or command, bad value, missing argument."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; grant or revoke with --offline against a remote API; a request subs serve refuses as invalid."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
         (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
@@ -222,7 +240,7 @@ enum ManProse {
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
         (76, "Remote protocol error: an answer that is not what the API defines."),
         (77, "Permission denied: HTTP 401 or 403, or a file permission."),
-        (78, "Configuration error: a bad config file or environment variable."),
+        (78, "Configuration error: a bad config file or environment variable; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
         (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
         (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]

@@ -86,22 +86,30 @@ public final class SubsAPI: @unchecked Sendable {
         for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
             record[member.key] = member.value
         }
+        // The document keeps the GET's shape; that the grant made the customer goes in a header.
         return .json(.object(JSONObject([
             ("requestDate", .string(ISODate.format(clock.now()))),
             ("customer", .object(record)),
             ("products", stored.products),
-        ])), status: status)
+        ])), status: status, headers: stored.created ? [(SubsAPI.createdHeader, "true")] : [])
     }
+
+    /// Said on a grant's answer when the grant created the customer (`"create": true`).
+    public static let createdHeader = "Subs-Customer-Created"
 
     private func grant(_ id: String, body: [UInt8]) -> HTTPResponse {
         let fields: JSONObject
-        do { fields = try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
+            return .invalidRequest("\(error)")
+        }
         guard case .string(let entitlement)? = fields["entitlement"], !entitlement.isEmpty else {
             return .invalidRequest("entitlement: required, a non-empty string")
         }
+        // Required even for a lifetime grant: a misspelt field must never become one.
         let expiration: Instant?
         switch fields["expirationDate"] {
-        case nil, .null?: expiration = nil
+        case nil: return .invalidRequest("expirationDate: required (null for a lifetime grant)")
+        case .null?: expiration = nil
         case .string(let text)?:
             guard let instant = ISODate.parse(text) else {
                 return .invalidRequest("expirationDate: '\(text)' is not an ISO 8601 date-time in years 0001-9999")
@@ -109,22 +117,25 @@ public final class SubsAPI: @unchecked Sendable {
             expiration = instant
         default: return .invalidRequest("expirationDate: a date-time string or null")
         }
-        let reason: String?, actor: String?
+        let reason: String?, actor: String?, create: Bool
         do {
-            reason = try optionalText(fields, "reason")
-            actor = try optionalText(fields, "grantedBy")
+            reason = try RequestBody.text(fields, "reason")
+            actor = try RequestBody.text(fields, "grantedBy")
+            create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
         return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason,
-                             actor: actor, createMissing: false), id: id, status: 201)
+                             actor: actor, createMissing: create), id: id, status: 201)
     }
 
     private func revoke(_ id: String, entitlement: String, body: [UInt8]) -> HTTPResponse {
         let fields: JSONObject
-        do { fields = body.isEmpty ? JSONObject() : try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        do {
+            fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
+        } catch { return .invalidRequest("\(error)") }
         let reason: String?, actor: String?
         do {
-            reason = try optionalText(fields, "reason")
-            actor = try optionalText(fields, "revokedBy")
+            reason = try RequestBody.text(fields, "reason")
+            actor = try RequestBody.text(fields, "revokedBy")
         } catch { return .invalidRequest("\(error)") }
         return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200)
     }
@@ -133,52 +144,38 @@ public final class SubsAPI: @unchecked Sendable {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored): return answer(stored, status: status)
-        case .failure(let error): return failure(error)
+        case .failure(let error): return failure(error, writing: true)
         }
     }
 
-    /// A string field; nil when absent, null or empty; an error when it has another type.
-    private func optionalText(_ fields: JSONObject, _ key: String) throws -> String? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .string(let text)?: return text.isEmpty ? nil : text
-        default: throw BodyError.notAString(key)
-        }
-    }
-
-    private func bodyObject(_ body: [UInt8]) throws -> JSONObject {
-        guard let object = try JSON.parse(body).objectValue else { throw BodyError.notAnObject }
-        return object
-    }
-
-    private enum BodyError: Error, CustomStringConvertible {
-        case notAnObject
-        case notAString(String)
-        var description: String {
-            switch self {
-            case .notAnObject: return "the body must be a JSON object"
-            case .notAString(let key): return "\(key): a string when given"
-            }
-        }
-    }
-
-    private func failure(_ error: Error) -> HTTPResponse {
+    /// The error answer for a failure, with the code SPEC section 6 gives it, so that the client
+    /// exits as the same command does on a local store. The messages are the local ones.
+    func failure(_ error: Error, writing: Bool = false) -> HTTPResponse {
         switch error {
         case let change as ChangeError:
             switch change {
             case .unknownEntitlement: return .error(status: 404, code: "entitlement_not_found", message: change.description)
-            case .customersNotFound(let ids):
-                return .error(status: 404, code: "customer_not_found", message: "customer '\(ids.first ?? "")' not found")
+            case .customersNotFound: return .error(status: 404, code: "customer_not_found", message: change.description)
             case .nothingToRevoke: return .error(status: 404, code: "grant_not_found", message: change.description)
             case .expirationNotInFuture: return .invalidRequest(change.description)
             }
         case let store as StoreError:
-            if case .lockTimeout = store {
-                var answer = HTTPResponse.error(status: 503, code: "busy", message: "the store is busy; try again")
+            switch store {
+            case .lockTimeout:
+                var answer = HTTPResponse.error(status: 503, code: "busy", message: "\(store.description); try again")
                 answer.headers.append(("Retry-After", "1"))
                 return answer
+            case .syntax, .invalid:
+                return .error(status: 500, code: "invalid_store", message: "the store cannot be served: \(store.description)")
+            case .missing, .unreadable:
+                return .error(status: 500, code: "store_unreadable", message: store.description)
+            case .permissionDenied:
+                return .error(status: 500, code: writing ? "store_unwritable" : "store_unreadable", message: store.description)
+            case .cannotWrite:
+                return .error(status: 500, code: "store_unwritable", message: store.description)
+            case .alreadyExists:
+                return .internalError("the store cannot be served: \(store.description)")
             }
-            return .internalError("the store cannot be served: \(store.description)")
         default:
             return .internalError()
         }

@@ -15,6 +15,16 @@ public struct IAPHUBSource: CustomerSource {
     public static let requestsPerSecond = 5
     /// Said when `--provider iaphub` comes without `--remote` (IAPHUB has no URL without an app id).
     public static let remoteRequired = "provider iaphub needs --remote https://api.iaphub.com/v1/app/APP_ID (the URL names your IAPHUB app)"
+    /// What the base URL looks like (said when a 404 shows it is not IAPHUB's API).
+    static let expectedBaseURL = "name your app, as in https://api.iaphub.com/v1/app/APP_ID"
+
+    /// IAPHUB's error answers are JSON objects naming the error: `{"error": "user_not_found"}`
+    /// (a string, as IAPHUB's SDKs read it) or `{"code": …}`. A 404 with anything else (a page,
+    /// an empty body, another API's JSON) did not come from IAPHUB's API.
+    static func isOwnError(_ answer: RemoteAnswer) -> Bool {
+        guard let body = answer.jsonObject else { return false }
+        return body["error"]?.stringValue != nil || body["code"]?.stringValue != nil
+    }
 
     public init(client: RemoteClient, cachePolicy: CachePolicy, environment: String?, clock: any Clock) {
         self.client = client
@@ -51,19 +61,27 @@ public struct IAPHUBSource: CustomerSource {
             notes += answer.warnings
             switch answer.response.status {
             case 200: break
-            case 404: statuses.append(nil); continue
+            case 404:
+                guard Self.isOwnError(answer) else {
+                    throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
+                }
+                statuses.append(nil); continue
             default: throw answer.unexpectedStatusError()
             }
             let user: IAPHUBAnswer
             do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
                 throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
             }
-            // IAPHUB's body carries no clock: its Date header is the server's.
-            let served = answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+            // IAPHUB's body carries no clock: its Date header is the server's. A cached answer is
+            // judged at the local clock instead (SPEC section 6).
+            let fromCache = answer.cacheAge != nil
+            let served = fromCache ? clock.now() : answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
             lastDate = served
             let at = t ?? served
+            var entitlements = IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)
+            if fromCache && t == nil { entitlements = entitlements.map { $0.judgedFromCache(at: served) } }
             statuses.append(CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: at,
-                                           entitlements: IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)))
+                                           entitlements: entitlements))
         }
         let requestDate = t ?? lastDate ?? clock.now()
         if let t, !ids.isEmpty {

@@ -76,15 +76,25 @@ public struct RevenueCatSource: CustomerSource {
         var createdEmpty: Bool
     }
 
-    /// The subscriber of `id`; nil on 404. Warnings of the answer (cache age) go to `notes`.
-    func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched? {
+    /// What the base URL looks like (said when a 404 shows it is not RevenueCat's API).
+    static let expectedBaseURL = "end in /v1, as in \(defaultBaseURL)"
+
+    /// The subscriber of `id`. Warnings of the answer (cache age) go to `notes`. RevenueCat
+    /// creates an unknown app user on this GET, so a 404 is never a missing customer: the base
+    /// URL is not RevenueCat's API.
+    func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched {
         let answer = try client.get("/subscribers/" + RemoteURL.segment(id), cachePolicy: policy)
         notes += answer.warnings
         switch answer.response.status {
         case 200, 201:
-            let s = try Self.decode(answer)
-            return Fetched(subscriber: s, createdEmpty: RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status))
-        case 404: return nil
+            var s = try Self.decode(answer)
+            let createdEmpty = RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status)
+            // A cached answer is the record as of now, judged at the local clock (SPEC section 6).
+            if answer.cacheAge != nil { s.requestDate = clock.now() }
+            return Fetched(subscriber: s, createdEmpty: createdEmpty)
+        case 404:
+            throw WrongBaseURL(url: answer.url, why: "(RevenueCat's GET /subscribers/{id} never answers 404: it creates unknown app users)",
+                               expected: Self.expectedBaseURL)
         default: throw Self.failure(answer)
         }
     }
@@ -95,7 +105,7 @@ public struct RevenueCatSource: CustomerSource {
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
         for id in ids {
-            guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { statuses.append(nil); continue }
+            let fetched = try fetch(id, policy: cachePolicy, notes: &notes)
             let s = fetched.subscriber
             if fetched.createdEmpty {
                 notes.append(Self.createdNote(id, s))
@@ -112,7 +122,7 @@ public struct RevenueCatSource: CustomerSource {
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var notes: [String] = []
-        guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { return nil }
+        let fetched = try fetch(id, policy: cachePolicy, notes: &notes)
         let s = fetched.subscriber
         if fetched.createdEmpty {
             throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
@@ -158,11 +168,10 @@ public struct RevenueCatSource: CustomerSource {
             if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
             if !createMissing {
                 let before = try fetch(id, policy: policy, notes: &notes)
-                if let before, before.createdEmpty {
+                if before.createdEmpty {
                     throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
                         + "; nothing granted (use --create to grant anyway)")
                 }
-                if before == nil { throw ChangeError.customersNotFound([id]) }
             }
             let body: JSONValue = expiration.map { .object(JSONObject([("end_time_ms", .number(Self.milliseconds($0)))])) }
                 ?? .object(JSONObject([("duration", .string("lifetime"))]))
@@ -177,7 +186,7 @@ public struct RevenueCatSource: CustomerSource {
                             entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
                             expirationDate: granted.map { $0.expiresDate } ?? expiration)]
         case .revoke:
-            guard let before = try fetch(id, policy: policy, notes: &notes) else { throw ChangeError.customersNotFound([id]) }
+            let before = try fetch(id, policy: policy, notes: &notes)
             if before.createdEmpty {
                 throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
             }
@@ -233,6 +242,10 @@ public struct RevenueCatSource: CustomerSource {
         }
         let message = body?["message"]?.stringValue.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
         switch answer.response.status {
+        // RevenueCat's own 404 carries its error JSON; any other (a page, an empty body) comes
+        // from somewhere that is not RevenueCat's API.
+        case 404 where code == nil && message == nil:
+            return WrongBaseURL(url: answer.url, why: "and a body that is not RevenueCat's error JSON", expected: expectedBaseURL)
         case 404: return RevenueCatError.notFound(url: answer.url, code: code, message: message)
         case 400..<500: return RevenueCatError.rejected(url: answer.url, status: answer.response.status, code: code, message: message)
         default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(answer.response.status)")
