@@ -86,18 +86,20 @@ public final class RemoteClient: @unchecked Sendable {
         self.log = log
     }
 
-    public func get(_ path: String, headers: [(name: String, value: String)] = [], cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
-        try send("GET", path, headers: headers, body: nil, cachePolicy: cachePolicy)
+    /// `customer`: who the answer is about; a cached answer is bound to it.
+    public func get(_ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                    cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
+        try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy)
     }
 
     /// Sends `method` to base URL + `path`. Returns 2xx and the 4xx statuses providers
     /// interpret (404, 400, 409, 422…); throws RemoteError for the rest.
-    public func send(_ method: String, _ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                     cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
+    public func send(_ method: String, _ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                     body: [UInt8]? = nil, cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
         let url = endpoint.url.appending(path)
         let shown = RemoteURL.display(url)
         let isGet = method.uppercased() == "GET"
-        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey)
+        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey, customer: customer)
 
         if isGet, let cache = cache {
             switch cachePolicy {

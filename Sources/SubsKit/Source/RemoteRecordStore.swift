@@ -21,7 +21,7 @@ public struct RemoteRecordStore: RecordStore {
         var records: [CustomerRecord?] = []
         var requestDate: Instant?
         for id in ids {
-            let answer = try client.get("/v1/customers/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+            let answer = try client.get("/v1/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy)
             warnings.add(answer.warnings)
             if answer.response.status == 404 { records.append(nil); continue }
             guard answer.response.status == 200 else { throw answer.unexpectedStatusError() }

@@ -78,7 +78,7 @@ public struct RevenueCatSource: CustomerSource {
 
     /// The subscriber of `id`; nil on 404. Warnings of the answer (cache age) go to `notes`.
     func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched? {
-        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), cachePolicy: policy)
+        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
         notes += answer.warnings
         switch answer.response.status {
         case 200, 201:
