@@ -26,7 +26,10 @@ enum ManProse {
         starting with # are skipped. \
         A - that reads no id is exit status 64 for grant, revoke and check --require, so that a \
         gate never passes on an empty list; otherwise it gives an empty result. \
-        Arguments that are not valid UTF-8 are exit status 64; ids on standard input that are not are 65. \
+        Arguments that are not valid UTF-8 are exit status 64. \
+        Ids on standard input are read a line at a time (LF or CRLF); a NUL or another control byte, \
+        a line that is not UTF-8, a line longer than 4096 bytes or more than 100000 ids is exit status 65 \
+        at once, naming the line, so that an endless input never fills memory. \
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
         """
