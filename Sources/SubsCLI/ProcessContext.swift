@@ -76,7 +76,7 @@ extension Context {
             _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
             _exit(130)
         }
-        return Context(
+        var context = Context(
             writeOut: { standardOutput.write($0) },
             writeErr: { text in
                 standardOutput.flush()
@@ -92,6 +92,8 @@ extension Context {
             finishOut: { standardOutput.finish() },
             rawArguments: rawArgumentBytes(),
             waitForStop: { _ in StopSignal.wait() })
+        context.readInPart = { try readChunk(0) }
+        return context
     }
 }
 

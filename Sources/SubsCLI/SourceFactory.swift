@@ -39,7 +39,11 @@ enum SourceFactory {
         let iaphub = invocation.global.provider == "iaphub"
         let endpoint = RemoteEndpoint(provider: invocation.global.provider, url: try RemoteURL(remote), apiKey: loaded.key,
                                       scheme: iaphub ? .apiKey : .bearer)
-        let cache = ResponseCache.defaultDirectory(environment: env).map { ResponseCache(directory: $0, clock: context.clock) }
+        // A cache directory or entry another user owns or may write is not used: one warning.
+        let cache = ResponseCache.defaultDirectory(environment: env).map {
+            ResponseCache(directory: $0, clock: context.clock,
+                          onDistrust: { context.writeErr(Terminal.message("subs: warning: \($0)") + "\n") })
+        }
         let client = RemoteClient(endpoint: endpoint, transport: iaphub ? IAPHUBSource.pacedTransport(context.http) : context.http, timeout: invocation.global.timeout,
                                   version: CLI.version, cache: cache, clock: context.clock)
         let now = context.clock.now()

@@ -115,10 +115,7 @@ public enum Commands {
         guard arguments.filter({ $0 == "-" }).count == 1 else {
             throw UsageError("'-' (ids from standard input) may appear only once")
         }
-        guard let bytes = context.readIn() else {
-            throw CommandFailure(.dataError, "cannot read customer ids from standard input")
-        }
-        let fromStdin = try StdinIds.parse(bytes)
+        let fromStdin = try StdinIds.read(context)
         if requiringIds && fromStdin.isEmpty {
             throw UsageError("'-' read no customer ids from standard input", command: command)
         }
@@ -137,27 +134,5 @@ struct CommandFailure: Error {
     init(_ code: ExitCode, _ message: String) {
         self.code = code
         self.message = message
-    }
-}
-
-/// Customer ids on standard input: UTF-8, one per line.
-enum StdinIds {
-    static func parse(_ bytes: [UInt8]) throws -> [String] {
-        // Split on bytes: as a String, "\r\n" is one Character and would not split on "\n".
-        var ids: [String] = []
-        for (number, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            var line = rawLine[...]
-            if line.last == 0x0D { line = line.dropLast() }
-            guard let text = String(validating: line, as: UTF8.self) else {
-                throw CommandFailure(.dataError, "standard input:\(number + 1): not valid UTF-8")
-            }
-            let trimmed = text.trimmingBlanks()
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw CommandFailure(.dataError, "standard input:\(number + 1): control character in customer id")
-            }
-            ids.append(trimmed)
-        }
-        return ids
     }
 }

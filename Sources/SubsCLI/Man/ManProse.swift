@@ -26,7 +26,10 @@ enum ManProse {
         starting with # are skipped. \
         A - that reads no id is exit status 64 for grant, revoke and check --require, so that a \
         gate never passes on an empty list; otherwise it gives an empty result. \
-        Arguments that are not valid UTF-8 are exit status 64; ids on standard input that are not are 65. \
+        Arguments that are not valid UTF-8 are exit status 64. \
+        Ids on standard input are read a line at a time (LF or CRLF); a NUL or another control byte, \
+        a line that is not UTF-8, a line longer than 4096 bytes or more than 100000 ids is exit status 65 \
+        at once, naming the line, so that an endless input never fills memory. \
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
         """
@@ -217,13 +220,14 @@ enum ManProse {
         ("XDG_DATA_HOME", "Base of the default store path; default ~/.local/share."),
         ("XDG_CONFIG_HOME", "Base of the default config file; default ~/.config."),
         ("XDG_CACHE_HOME", "Base of the remote answer cache; default ~/.cache."),
+        ("https_proxy", "A proxy for https requests (also HTTPS_PROXY, ALL_PROXY and no_proxy, as libcurl reads them). Plain http, sent only to loopback, never goes through a proxy."),
     ]
 
     static let files: [(String, String)] = [
         ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
         ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with the store's read/write bits, refused when it is a symbolic link. A failed write removes a lock file it created itself."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
-        ("$XDG_CACHE_HOME/subs/", "Cached remote answers, files with mode 0600, never holding credentials."),
+        ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
     ]
 
     static let exitStatuses: [(Int32, String)] = [

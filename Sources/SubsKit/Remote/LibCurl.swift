@@ -22,12 +22,15 @@ enum CurlConstant {
     // CURLOPT_* = CURLOPTTYPE_OBJECTPOINT (10000) + n: the value is a pointer.
     static let writeData: Int32 = 10_001      // CURLOPT_WRITEDATA
     static let url: Int32 = 10_002            // CURLOPT_URL
+    static let proxy: Int32 = 10_004          // CURLOPT_PROXY ("" = no proxy, whatever the environment says)
     static let errorBuffer: Int32 = 10_010    // CURLOPT_ERRORBUFFER (CURL_ERROR_SIZE = 256 bytes)
     static let httpHeader: Int32 = 10_023     // CURLOPT_HTTPHEADER
     static let headerData: Int32 = 10_029     // CURLOPT_HEADERDATA
     static let customRequest: Int32 = 10_036  // CURLOPT_CUSTOMREQUEST
     static let acceptEncoding: Int32 = 10_102 // CURLOPT_ACCEPT_ENCODING
     static let copyPostFields: Int32 = 10_165 // CURLOPT_COPYPOSTFIELDS
+    static let noProxy: Int32 = 10_177        // CURLOPT_NOPROXY ("*" = no host goes through a proxy)
+    static let resolve: Int32 = 10_203        // CURLOPT_RESOLVE (curl_slist of "host:port:address,...")
     static let protocolsString: Int32 = 10_318 // CURLOPT_PROTOCOLS_STR (libcurl 7.85+)
     // CURLOPT_* = CURLOPTTYPE_FUNCTIONPOINT (20000) + n: the value is a function pointer.
     static let writeFunction: Int32 = 20_011  // CURLOPT_WRITEFUNCTION

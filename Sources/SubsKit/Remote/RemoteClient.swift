@@ -86,9 +86,10 @@ public final class RemoteClient: @unchecked Sendable {
         self.log = log
     }
 
-    public func get(_ path: String, headers: [(name: String, value: String)] = [], cachePolicy: CachePolicy = .network,
-                    refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
-        try send("GET", path, headers: headers, body: nil, cachePolicy: cachePolicy, refusal: refusal)
+    /// `customer`: who the answer is about; a cached answer is bound to it.
+    public func get(_ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                    cachePolicy: CachePolicy = .network, refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
+        try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy, refusal: refusal)
     }
 
     /// Sends `method` to base URL + `path`. Returns 2xx and the 4xx statuses providers
@@ -96,12 +97,13 @@ public final class RemoteClient: @unchecked Sendable {
     /// `refusal` reads a 5xx answer first: an API that says in its own words why it failed (subs
     /// serve's `busy`, `invalid_store`) gets that error thrown at once — the server answered, so it
     /// is neither retried nor replaced by a cached answer; nil keeps the usual handling.
-    public func send(_ method: String, _ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                     cachePolicy: CachePolicy = .network, refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
+    public func send(_ method: String, _ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                     body: [UInt8]? = nil, cachePolicy: CachePolicy = .network,
+                     refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
         let url = endpoint.url.appending(path)
         let shown = RemoteURL.display(url)
         let isGet = method.uppercased() == "GET"
-        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey)
+        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey, customer: customer)
 
         if isGet, let cache = cache {
             switch cachePolicy {

@@ -57,7 +57,7 @@ public struct IAPHUBSource: CustomerSource {
         var lastDate: Instant?
         for id in ids {
             let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
-            let answer = try client.get(path, cachePolicy: cachePolicy)
+            let answer = try client.get(path, customer: id, cachePolicy: cachePolicy)
             notes += answer.warnings
             switch answer.response.status {
             case 200: break

@@ -93,7 +93,7 @@ public struct QonversionSource: CustomerSource {
         if id.hasPrefix("QON_") { return (id, nil) }
         // An empty segment would ask for /identities/ itself.
         if id.isEmpty { return nil }
-        let answer = try client.get("/identities/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+        let answer = try client.get("/identities/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy)
         warnings.add(answer.warnings)
         switch answer.response.status {
         case 200:
@@ -110,7 +110,7 @@ public struct QonversionSource: CustomerSource {
     /// for a cached answer); nil for an unknown user.
     func entitlements(of userId: String, cachePolicy: CachePolicy) throws
         -> (list: [QonversionEntitlement], requestDate: Instant, fromCache: Bool)? {
-        let answer = try client.get(entitlementsPath(userId), cachePolicy: cachePolicy)
+        let answer = try client.get(entitlementsPath(userId), customer: userId, cachePolicy: cachePolicy)
         warnings.add(answer.warnings)
         switch answer.response.status {
         case 200: return (try decoded(answer) { try QonversionWire.entitlements($0) }, requestDate(answer), answer.cacheAge != nil)

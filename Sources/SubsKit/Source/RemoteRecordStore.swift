@@ -30,7 +30,7 @@ public struct RemoteRecordStore: RecordStore {
         var requestDate: Instant?
         var fromCache = false
         for id in ids {
-            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), cachePolicy: cachePolicy,
+            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy,
                                         refusal: SubsAPIError.refusal)
             warnings.add(answer.warnings)
             switch answer.response.status {

@@ -83,7 +83,7 @@ public struct RevenueCatSource: CustomerSource {
     /// creates an unknown app user on this GET, so a 404 is never a missing customer: the base
     /// URL is not RevenueCat's API.
     func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched {
-        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), cachePolicy: policy)
+        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
         notes += answer.warnings
         switch answer.response.status {
         case 200, 201:
