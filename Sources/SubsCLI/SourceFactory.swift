@@ -62,7 +62,8 @@ enum SourceFactory {
         case "qonversion":
             return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
         case "iaphub":
-            return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"], clock: context.clock)
+            return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"],
+                                platform: invocation.global.iaphubPlatform, clock: context.clock)
         default:
             throw NotOffered("provider \(provider) is not available in this version of subs")
         }

@@ -117,12 +117,8 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
              "subscriber.entitlements: expected an object, found array"),
             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": {\"premium\": {\"expires_date\": 1}}}}",
              "subscriber.entitlements.premium.expires_date: expected a string, found number"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriptions\": {\"p\": {\"is_sandbox\": \"no\"}}}}",
-             "subscriber.subscriptions.p.is_sandbox: expected true or false, found string"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": {}}}}",
-             "subscriber.non_subscriptions.p: expected an array, found object"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": [7]}}}",
-             "subscriber.non_subscriptions.p[0]: expected an object, found number"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": {\"a\": 1, \"b\": {\"purchase_date\": []}}}}",
+             "subscriber.entitlements.a: expected an object, found number"),
             ("{\"request_date\": \"10000-01-01T00:00:00Z\", \"subscriber\": {}}", "request_date: expected an ISO 8601 date-time in years 0001-9999"),
         ]
         for (body, message) in cases {
@@ -135,6 +131,27 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
         // The answer of a write is checked the same way.
         rc.script = { _, r in r.method == "POST" ? HTTPResponse(status: 201, body: Array("{\"request_date\": null}".utf8)) : nil }
         XCTAssertEqual(run(["grant", "tina", "gold", "--duration", "P1D"]).status, .protocolError)
+    }
+
+    /// A malformed subscription or purchase is a part of the subscriber, not all of it: left out
+    /// with a warning naming its path, the customer answered, exit 0.
+    func testAMalformedSubscriptionOrPurchaseIsAWarningNotAnError() {
+        let cases: [(String, String)] = [
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriptions\": {\"p\": {\"is_sandbox\": \"no\"}}}}",
+             "subscriber.subscriptions.p.is_sandbox: expected true or false, found string"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": {}}}}",
+             "subscriber.non_subscriptions.p: expected an array, found object"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": [7]}}}",
+             "subscriber.non_subscriptions.p[0]: expected an object, found number"),
+        ]
+        for (body, message) in cases {
+            always(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8)))
+            let result = run(["check", "tina"])
+            XCTAssertEqual(result.status, .success, "\(body): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "subs: warning: \(message) (RevenueCat's subscriber 'tina': this item is left out, "
+                           + "the rest is answered)\n", body)
+            XCTAssertEqual(result.stdout, "tina\nno entitlements\n", body)
+        }
     }
 
     func testControlCharactersInRevenueCatsMessageNeverReachTheTerminalRaw() {

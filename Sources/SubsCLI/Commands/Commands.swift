@@ -105,6 +105,18 @@ public enum Commands {
         for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
     }
 
+    /// At most this many warnings of one answer are said one by one: a server that sends a
+    /// hundred thousand malformed items must not bury the terminal (the rest are counted).
+    static let warningLimit = 20
+
+    /// Warnings of an answer (parts of a provider's answer left out as malformed), on stderr.
+    static func warn(_ warnings: [String], _ context: Context) {
+        for warning in warnings.prefix(warningLimit) { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
+        if warnings.count > warningLimit {
+            context.writeErr("subs: warning: \(warnings.count - warningLimit) more warnings like these, not shown\n")
+        }
+    }
+
     /// The USER arguments with `-` replaced by the ids read from stdin (one per line; blank lines
     /// and `#` comments skipped). Stdin is read once, so `-` may appear once. `requiringIds`: a
     /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,

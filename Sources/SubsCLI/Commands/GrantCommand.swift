@@ -38,6 +38,7 @@ enum GrantCommand {
         if case .grant(_, nil, _, _, _) = change { try source.require(.lifetimeGrants) }
         let answer = try source.apply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         let at = answer.requestDate
         let outcomes = answer.customers.map { Outcome(customer: $0.change, status: $0.status) }
         if !isGrant {

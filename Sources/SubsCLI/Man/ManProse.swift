@@ -49,7 +49,7 @@ enum ManProse {
         variables, the config file, and defaults. \
         An empty environment variable counts as unset. \
         The config file holds key = value lines whose keys are the long names of the options store, \
-        remote, provider, api-key-file, format, color and timeout. \
+        remote, provider, api-key-file, format, color, timeout and iaphub-platform. \
         A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
         and a path starting with ~/ is taken from the home directory. \
         An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
@@ -66,6 +66,8 @@ enum ManProse {
         bearer token; grant and revoke need a secret key. \
         check maps each entitlement of the subscriber answer; a subscriber that RevenueCat created \
         empty on the lookup itself is a customer not found, exit status 3. \
+        A Google Play prepaid plan (period_type prepaid) keeps periodType prepaid and never renews: \
+        renewState nonRenewable, willRenew false. \
         The API has no renewal counts, so renew-count is exit status 69, and no transaction list: \
         history shows the purchase, cancellation, billing issue and refund dates the answer holds, with a note. \
         --at re-evaluates the current record at DATE instead of replaying history, and says so in a note. \
@@ -85,8 +87,10 @@ enum ManProse {
         With --provider iaphub, --remote is required and names the IAPHUB app, as in \
         https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
         Authorization: ApiKey KEY. \
-        check asks GET {remote}/user/USER?environment=production; each active product becomes one \
-        entitlement keyed by its group name, else its sku, and consumables are ignored. \
+        check asks GET {remote}/user/USER?environment=production&platform=ios (SUBS_IAPHUB_ENVIRONMENT, \
+        --iaphub-platform); each active product becomes one entitlement keyed by its group name, else \
+        its sku, else its group id or IAPHUB product id (a product without a sku on that platform), \
+        and consumables are ignored. \
         requestDate is the server's Date header, and --at projects the current answer to that date \
         with a note on standard error. \
         IAPHUB keeps no history, renewal counts or manual grants, so history, renew-count, grant and \
@@ -109,7 +113,16 @@ enum ManProse {
         write option but --dry-run is carried, and an error answer shows the server's message and \
         gives the exit status the same command gives on a local store (invalid_request 64, \
         customer_not_found, entitlement_not_found and grant_not_found 3, invalid_store 65, \
-        store_unreadable 66, store_unwritable 73, busy 75, internal 70).
+        store_unreadable 66, store_unwritable 73, busy 75, internal 70). \
+        The platforms answer for now only: with --at, subs projects the current record to T, marks \
+        the check document projected, and never makes an entitlement active before its first purchase \
+        or start date, nor at or after its expiration. \
+        check --require refuses to gate on such a projection, exit status 64, unless \
+        --allow-projection is given. \
+        One malformed entitlement, product or purchase in a platform's answer never hides the rest: it \
+        is left out with a warning on standard error naming its JSON path, and the rest is answered; \
+        an answer of which nothing can be read is exit status 76. \
+        A value subs does not know (a state, a period type, a store) becomes unknown, never a guess.
         """,
     ]
 
@@ -140,7 +153,7 @@ enum ManProse {
         ("state", "One of the states above."),
         ("renewState", "willRenew, canceled (auto-renew turned off), billingIssue, nonRenewable (purchases and grants) or unknown."),
         ("willRenew", "Whether the entitlement continues past the current period: renewState is willRenew, no pause is scheduled, and a pending product change still unlocks it."),
-        ("periodType", "normal, trial, intro, promotional (grants), or unknown for a provider's value subs does not know."),
+        ("periodType", "normal, trial, intro, promotional (grants), prepaid (a Google Play prepaid plan, which never renews by itself), or unknown for a provider's value subs does not know."),
         ("source", "appstore, playstore, stripe, amazon, manual (grants) or unknown."),
         ("grantType", "purchase, familySharing, offerCode or manual."),
         ("productId", "The product that describes the entitlement; null for grants."),
@@ -180,7 +193,7 @@ enum ManProse {
     ]
 
     static let documents: [(String, String)] = [
-        ("check", "customerId, requestedId (the id or alias as given), requestDate, aliases, firstSeen, attributes, activeEntitlements, entitlements. "
+        ("check", "customerId, requestedId (the id or alias as given), requestDate, projected (true when a platform's current record was projected to --at; false otherwise, and always for the store and subs serve), aliases, firstSeen, attributes, activeEntitlements, entitlements. "
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
@@ -207,6 +220,7 @@ enum ManProse {
         ("SUBS_FORMAT", "The output format, as --format."),
         ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
         ("SUBS_IAPHUB_ENVIRONMENT", "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true."),
+        ("SUBS_IAPHUB_PLATFORM", "The platform --provider iaphub asks for, as --iaphub-platform: ios (default) or android. It decides which store's sku each product carries (productId, and the entitlement id of a product without a group); a product with no sku on that platform is keyed by its group, else its IAPHUB product id."),
         ("SUBS_CONFIG", "The config file, as --config."),
         ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
         ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
@@ -234,7 +248,7 @@ enum ManProse {
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
-        (64, "Usage error: unknown option or command, bad value, missing argument; grant or revoke with --offline against a remote API; a request subs serve refuses as invalid."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; grant or revoke with --offline against a remote API; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
         (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
@@ -242,7 +256,7 @@ enum ManProse {
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
-        (76, "Remote protocol error: an answer that is not what the API defines."),
+        (76, "Remote protocol error: an answer that is not what the API defines, of which nothing of the customer can be read (one malformed item among others is a warning)."),
         (77, "Permission denied: HTTP 401 or 403, or a file permission."),
         (78, "Configuration error: a bad config file or environment variable; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
         (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),

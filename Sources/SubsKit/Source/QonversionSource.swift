@@ -12,6 +12,8 @@ public struct QonversionSource: CustomerSource {
     public let cachePolicy: CachePolicy
     public let clock: any Clock
     private let warnings = WarningList()
+    /// Elements of an answer left out as malformed, said as warnings (not notes).
+    private let leftOut = WarningList()
 
     public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
         self.client = client
@@ -45,14 +47,16 @@ public struct QonversionSource: CustomerSource {
                 // A cached answer's `active` is as of its fetch: judged again at the local clock.
                 if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
                 status = CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
-                                        requestedId: id, requestDate: t ?? answer.requestDate, entitlements: described)
+                                        requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
+                                        entitlements: described)
             }
             seen[id] = status
             statuses.append(status)
         }
         var notes = warnings.take()
         if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes)
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes,
+                            warnings: leftOut.take())
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -113,7 +117,10 @@ public struct QonversionSource: CustomerSource {
         let answer = try client.get(entitlementsPath(userId), customer: userId, cachePolicy: cachePolicy)
         warnings.add(answer.warnings)
         switch answer.response.status {
-        case 200: return (try decoded(answer) { try QonversionWire.entitlements($0) }, requestDate(answer), answer.cacheAge != nil)
+        case 200:
+            let decoded = try decoded(answer) { try QonversionWire.entitlements($0) }
+            leftOut.add(decoded.problems.map { $0.leftOut(of: "Qonversion user '\(userId)'") })
+            return (decoded.entitlements, requestDate(answer), answer.cacheAge != nil)
         case 404:
             try requireOwnNotFound(answer)
             return nil
@@ -192,7 +199,7 @@ public struct QonversionSource: CustomerSource {
         }
         if let t { notes.append(Self.projectionNote(t)) }
         return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)],
-                            notes: warnings.take() + notes)
+                            notes: warnings.take() + notes, warnings: leftOut.take())
     }
 
     private func record(_ id: String, _ user: (userId: String, alias: String?)) -> CustomerRecord {

@@ -79,15 +79,17 @@ public struct RevenueCatSource: CustomerSource {
     /// What the base URL looks like (said when a 404 shows it is not RevenueCat's API).
     static let expectedBaseURL = "end in /v1, as in \(defaultBaseURL)"
 
-    /// The subscriber of `id`. Warnings of the answer (cache age) go to `notes`. RevenueCat
+    /// The subscriber of `id`. Warnings of the answer (cache age) go to `notes`, what was left out
+    /// of it as malformed to `warnings`. RevenueCat
     /// creates an unknown app user on this GET, so a 404 is never a missing customer: the base
     /// URL is not RevenueCat's API.
-    func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched {
+    func fetch(_ id: String, policy: CachePolicy, notes: inout [String], warnings: inout [String]) throws -> Fetched {
         let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
         notes += answer.warnings
         switch answer.response.status {
         case 200, 201:
             var s = try Self.decode(answer)
+            warnings += Self.leftOut(s, id)
             let createdEmpty = RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status)
             // A cached answer is the record as of now, judged at the local clock (SPEC section 6).
             if answer.cacheAge != nil { s.requestDate = clock.now() }
@@ -101,11 +103,12 @@ public struct RevenueCatSource: CustomerSource {
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         var notes: [String] = []
+        var warnings: [String] = []
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
         for id in ids {
-            let fetched = try fetch(id, policy: cachePolicy, notes: &notes)
+            let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
             let s = fetched.subscriber
             if fetched.createdEmpty {
                 notes.append(Self.createdNote(id, s))
@@ -114,15 +117,21 @@ public struct RevenueCatSource: CustomerSource {
             }
             requestDate = requestDate ?? s.requestDate
             if t != nil && projected == nil { projected = s }
-            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate))
+            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil))
         }
         if let t, let s = projected { notes.append(Self.projectionNote(s, to: t)) }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+    }
+
+    /// The warnings for what `s` left out as malformed (one entitlement never hides the others).
+    static func leftOut(_ s: RevenueCatSubscriber, _ id: String) -> [String] {
+        s.problems.map { $0.leftOut(of: "RevenueCat's subscriber '\(id)'") }
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var notes: [String] = []
-        let fetched = try fetch(id, policy: cachePolicy, notes: &notes)
+        var warnings: [String] = []
+        let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
         let s = fetched.subscriber
         if fetched.createdEmpty {
             throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
@@ -131,7 +140,7 @@ public struct RevenueCatSource: CustomerSource {
         notes.append(Self.historyNote)
         let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
         return HistoryAnswer(requestDate: at, customerId: customerId,
-                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes)
+                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes, warnings: warnings)
     }
 
     static func createdDetail(_ s: RevenueCatSubscriber) -> String {
@@ -159,6 +168,7 @@ public struct RevenueCatSource: CustomerSource {
         // must not come from the cache.
         let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
         var notes: [String] = []
+        var warnings: [String] = []
         let entitlement = change.entitlement
         let path = "/subscribers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))"
         let after: RevenueCatSubscriber
@@ -167,7 +177,7 @@ public struct RevenueCatSource: CustomerSource {
         case .grant(_, let expiration, let reason, _, let createMissing):
             if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
             if !createMissing {
-                let before = try fetch(id, policy: policy, notes: &notes)
+                let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
                 if before.createdEmpty {
                     throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
                         + "; nothing granted (use --create to grant anyway)")
@@ -176,6 +186,7 @@ public struct RevenueCatSource: CustomerSource {
             let body: JSONValue = expiration.map { .object(JSONObject([("end_time_ms", .number(Self.milliseconds($0)))])) }
                 ?? .object(JSONObject([("duration", .string("lifetime"))]))
             after = try post(path + "/promotional", body: body, policy: policy)
+            warnings += Self.leftOut(after, id)
             if reason != nil {
                 notes.append("RevenueCat's API v1 keeps no reason or actor with a grant: --reason was not recorded")
             }
@@ -186,13 +197,14 @@ public struct RevenueCatSource: CustomerSource {
                             entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
                             expirationDate: granted.map { $0.expiresDate } ?? expiration)]
         case .revoke:
-            let before = try fetch(id, policy: policy, notes: &notes)
+            let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
             if before.createdEmpty {
                 throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
             }
             let active = RevenueCatMapping.activePromotionals(of: entitlement, in: before.subscriber)
             guard !active.isEmpty else { throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id]) }
             after = try post(path + "/revoke_promotionals", body: nil, policy: policy)
+            warnings += Self.leftOut(after, id)
             grants = active.map { sub in
                 Grant(id: sub.storeTransactionId ?? sub.productId, entitlement: entitlement,
                       grantedAt: sub.purchaseDate ?? sub.originalPurchaseDate ?? before.subscriber.requestDate,
@@ -201,10 +213,10 @@ public struct RevenueCatSource: CustomerSource {
         }
         let at = t ?? after.requestDate
         if let t { notes.append(Self.projectionNote(after, to: t)) }
-        let status = RevenueCatMapping.status(after, requestedId: id, at: at)
+        let status = RevenueCatMapping.status(after, requestedId: id, at: at, projected: t != nil)
         let changed = ChangedCustomer(record: status.record, grants: grants, created: false)
         return ChangeAnswer(requestDate: at, customers: [(change: changed, status: status.entitlements.first { $0.id == entitlement })],
-                            notes: notes)
+                            notes: notes, warnings: warnings)
     }
 
     /// Sends a POST (never retried: v1 takes no Idempotency-Key, and a repeated grant would add
