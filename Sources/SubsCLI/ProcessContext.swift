@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Foundation
 import SubsKit
+import SubsSystem
 
 /// The wall clock, read only here.
 public struct SystemClock: Clock {

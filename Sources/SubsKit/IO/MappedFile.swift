@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 final class MappedFile {
     let path: String

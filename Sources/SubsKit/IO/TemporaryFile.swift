@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 final class TemporaryFile {
     let path: String

@@ -11,7 +11,7 @@ import Glibc
 #endif
 import Foundation
 
-enum MappingFaults {
+public enum MappingFaults {
     /// Mappings registered at once (one per store being read; more only in tests).
     private static let slots = 64
     /// Per slot: start address, end address, faulted flag. Written under `lock` outside the
@@ -45,7 +45,7 @@ enum MappingFaults {
 
     /// Registers `start..<start+count` (a store mapping); returns its slot, or nil when every
     /// slot is taken (the mapping is then unguarded, as it was before this existed).
-    static func register(_ start: UnsafeRawPointer, count: Int) -> Int? {
+    public static func register(_ start: UnsafeRawPointer, count: Int) -> Int? {
         guard installed else { return nil }
         lock.lock()
         defer { lock.unlock() }
@@ -59,7 +59,7 @@ enum MappingFaults {
     }
 
     /// Before the mapping goes away.
-    static func unregister(_ slot: Int) {
+    public static func unregister(_ slot: Int) {
         lock.lock()
         defer { lock.unlock() }
         table[slot * 3] = 0
@@ -68,7 +68,7 @@ enum MappingFaults {
     }
 
     /// Whether a read of this slot's mapping hit a page the file no longer has.
-    static func faulted(_ slot: Int) -> Bool {
+    public static func faulted(_ slot: Int) -> Bool {
         table[slot * 3 + 2] != 0
     }
 

@@ -34,7 +34,7 @@ public enum InterruptCleanup {
 
     /// Remembers the temporary file being written (a path too long to keep is not remembered:
     /// the next writer removes such a file instead).
-    static func remember(_ temporary: String) {
+    public static func remember(_ temporary: String) {
         guard let path else { return }
         let bytes = Array(temporary.utf8)
         path[0] = 0
@@ -44,7 +44,7 @@ public enum InterruptCleanup {
         path[0] = CChar(bitPattern: bytes[0])   // set last: the path is whole once it reads non-empty
     }
 
-    static func forget() {
+    public static func forget() {
         path?[0] = 0
     }
 
@@ -52,7 +52,7 @@ public enum InterruptCleanup {
     /// that an interrupt either comes first — the commit never starts, the process is ending —
     /// or finds the commit under way or done and is ignored. A commit that fails leaves the
     /// command to report its error.
-    static func committing(_ commit: () throws -> Void) rethrows {
+    public static func committing(_ commit: () throws -> Void) rethrows {
         guard let decision, let committed else { return try commit() }
         while pthread_spin_trylock(decision) != 0 {
             // The handler holds it for good: it is removing the temporary file and exiting.
