@@ -14,9 +14,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "SubsJSON", swiftSettings: strict),
-        // The risky systems code, kept small and apart: store mappings that survive a truncation
-        // (the SIGBUS handler), the Ctrl-C decision during a write.
-        .target(name: "SubsSystem", swiftSettings: strict),
+        // The risky systems code, kept small and apart, each file opening with its safety note:
+        // store mappings that survive a truncation (the SIGBUS handler), the SIGINT/SIGTERM
+        // handlers, libcurl opened with dlopen. CSubsSystem is its C half (the handlers and the
+        // variadic libcurl calls): a target of this package, no dependency, no libcurl headers.
+        .target(name: "CSubsSystem"),
+        .target(name: "SubsSystem", dependencies: ["CSubsSystem"], swiftSettings: strict),
         // The demo store is one file, examples/store.json (a link to the resource), embedded at build time.
         .target(name: "SubsKit", dependencies: ["SubsJSON", "SubsSystem"], resources: [.embedInCode("Resources/demo-store.json")],
                 swiftSettings: strict),
@@ -27,7 +30,7 @@ let package = Package(
         // Shared by the test targets: skip (CI: fail) when a tool or fixture is missing.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON", "TestSupport"]),
-        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON"]),
+        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON", "SubsSystem"]),
         .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON", "TestSupport"]),
     ]
 )

@@ -1,95 +1,72 @@
-// Store mappings that survive the file shrinking under them. Reading a mapped page that lies
-// beyond the end of a file truncated by someone else (`truncate`, `cp backup.json store.json`)
-// raises SIGBUS, which kills the process. A SIGBUS handler installed by this library (the only
-// process-wide state it sets up; it prints nothing and never exits) puts a page of zeros in
-// place of the lost one when the fault lies inside a registered store mapping, and flags that
-// mapping: the read then sees zeros (never valid JSON) and the store layer reports the store as
-// changed. A fault anywhere else is handed to the previous disposition, which kills as before.
+// Safety: a store file mapped read-only into memory, whose pages another program can take away
+// at any moment by truncating the file; a read of such a page raises SIGBUS. Every FileMapping
+// is guarded (mapping_guard.c: a SIGBUS inside it puts a page of zeros there and flags it; no
+// slot free, no FileMapping — the caller reads the file instead), so a read through `bytes`
+// never kills the process: it sees the file's bytes, or zeros where the file lost them, and
+// `lostPages` says which. The invariants: `bytes` is read only while this object is alive
+// (whoever reads it holds the object; deinit unregisters the guard, then unmaps); the bytes are
+// untrusted input that may change under the reader (another program writing the file in place),
+// so a result read from them stands only after the caller checked the file unchanged.
 
+import CSubsSystem
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
-public enum MappingFaults {
-    /// Mappings registered at once (one per store being read; more only in tests).
-    private static let slots = 64
-    /// Per slot: start address, end address, faulted flag. Written under `lock` outside the
-    /// handler; the handler only reads the addresses and sets the flag (aligned word accesses).
-    // Shared with the SIGBUS handler (see above): no isolation can describe that.
-    nonisolated(unsafe) private static let table: UnsafeMutablePointer<Int> = {
-        let table = UnsafeMutablePointer<Int>.allocate(capacity: slots * 3)
-        table.initialize(repeating: 0, count: slots * 3)
-        return table
-    }()
-    nonisolated(unsafe) private static let previous: UnsafeMutablePointer<sigaction> = {
-        let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
-        previous.initialize(to: sigaction())
-        return previous
-    }()
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-    private static let lock = NSLock()
+public final class FileMapping: @unchecked Sendable {
+    /// The file's bytes in memory; valid while this object lives.
+    public let bytes: UnsafeRawBufferPointer
+    private let slot: Int32
 
-    /// Installs the handler once, after everything it touches exists (nothing is allocated or
-    /// initialised lazily inside it).
-    private static let installed: Bool = {
-        _ = table
-        _ = previous
-        _ = pageSize
-        var action = sigaction()
-        action.__sigaction_handler.sa_sigaction = { _, info, _ in MappingFaults.handle(info) }
-        action.sa_flags = SA_SIGINFO | SA_NODEFER
-        sigemptyset(&action.sa_mask)
-        return sigaction(SIGBUS, &action, previous) == 0
-    }()
+    /// The error of a failed mmap(2): its errno.
+    public struct Failure: Error {
+        public let code: Int32
+    }
 
-    /// Registers `start..<start+count` (a store mapping); returns its slot, or nil when every
-    /// slot is taken (the mapping is then unguarded, as it was before this existed).
-    public static func register(_ start: UnsafeRawPointer, count: Int) -> Int? {
-        guard installed else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        for slot in 0..<slots where table[slot * 3] == 0 {
-            table[slot * 3 + 2] = 0
-            table[slot * 3 + 1] = Int(bitPattern: start) + count
-            table[slot * 3] = Int(bitPattern: start)   // last: the slot is live once it has a start
-            return slot
+    /// Maps the first `count` bytes (more than 0) of the open regular file `fd`, read-only.
+    /// nil when every guard slot is taken (a truncation could kill the process: read the file
+    /// instead); throws `Failure` when mmap fails.
+    public static func map(fd: Int32, count: Int) throws -> FileMapping? {
+        precondition(count > 0)
+        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            throw Failure(code: errno)
         }
-        return nil
-    }
-
-    /// Before the mapping goes away.
-    public static func unregister(_ slot: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        table[slot * 3] = 0
-        table[slot * 3 + 1] = 0
-        table[slot * 3 + 2] = 0
-    }
-
-    /// Whether a read of this slot's mapping hit a page the file no longer has.
-    public static func faulted(_ slot: Int) -> Bool {
-        table[slot * 3 + 2] != 0
-    }
-
-    /// The SIGBUS handler: async-signal-safe (reads the table, calls mmap(2)/sigaction(2)).
-    private static func handle(_ info: UnsafeMutablePointer<siginfo_t>?) {
-        if let info, let address = info.pointee._sifields._sigfault.si_addr {
-            let fault = Int(bitPattern: address)
-            for slot in 0..<slots {
-                let start = table[slot * 3]
-                guard start != 0, fault >= start, fault < table[slot * 3 + 1] else { continue }
-                let page = UnsafeMutableRawPointer(bitPattern: fault & ~(pageSize - 1))
-                let zeros = mmap(page, pageSize, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                if zeros != MAP_FAILED {
-                    table[slot * 3 + 2] = 1
-                    return   // the read is retried and now sees zeros
-                }
-                break
-            }
+        let slot = subs_mapping_guard_register(base, count)
+        guard slot >= 0 else {
+            munmap(base, count)
+            return nil
         }
-        // Not a store page (or no page could be put there): the previous disposition takes
-        // over, and the retried access faults again under it.
-        sigaction(SIGBUS, previous, nil)
+        return FileMapping(bytes: UnsafeRawBufferPointer(start: base, count: count), slot: slot)
     }
+
+    private init(bytes: UnsafeRawBufferPointer, slot: Int32) {
+        self.bytes = bytes
+        self.slot = slot
+    }
+
+    deinit {
+        subs_mapping_guard_unregister(slot)
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    }
+
+    /// Whether a read hit a page the file no longer had (it read zeros there).
+    public var lostPages: Bool {
+        subs_mapping_guard_faulted(slot) != 0
+    }
+
+    /// Hands back the memory of the whole pages inside `range` (safe from any thread: it keeps
+    /// no state; a later read maps them again from the page cache).
+    public func release(_ range: Range<Int>) {
+        guard let base = bytes.baseAddress else { return }
+        let page = FileMapping.pageSize
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = range.upperBound >= bytes.count ? bytes.count : range.upperBound / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+    }
+
+    public static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// How many mappings can be guarded at once (more are refused by `map`).
+    public static var capacity: Int { Int(subs_mapping_guard_capacity()) }
 }

@@ -55,7 +55,7 @@ final class TemporaryFile {
         // Start writing large files out now, while the rest is still being produced: the
         // final fsync then waits for much less (it still guarantees everything is on disk).
         if size - flushRequested >= 8 << 20 {
-            _ = startWriteback?(fd, Int64(flushRequested), Int64(size - flushRequested), syncFileRangeWrite)
+            startWriteback(fd: fd, offset: Int64(flushRequested), count: Int64(size - flushRequested))
             flushRequested = size
         }
     }
@@ -96,13 +96,3 @@ final class TemporaryFile {
         }
     }
 }
-
-/// Linux's sync_file_range(2), which Swift's Glibc module does not export: looked up in the C
-/// library once. Only a hint to start writeback; nil where it does not exist.
-private let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-}()
-
-/// SYNC_FILE_RANGE_WRITE: start writing the range out, do not wait.
-private let syncFileRangeWrite: UInt32 = 2
