@@ -13,6 +13,7 @@
 // one run reuse their connections (keep-alive) while concurrent requests each get their own.
 
 import Foundation
+import SubsSystem
 
 public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     private let maxBodySize: Int

@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 public enum StoreFiles {
     /// The sidecar lock file of a store: `STORE.lock`, never renamed or deleted.
