@@ -135,6 +135,9 @@ final class HTTPEventLoop {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             var on: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            if var size = configuration.socketSendBuffer {
+                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             if clients.count >= configuration.maxConnections {
                 let response = HTTPResponse.error(status: 503, code: "unavailable",
                                                   message: "too many connections; try again later")

@@ -39,6 +39,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Unsent bytes of all connections together: past this, the connection holding the most is
     /// closed, until the total is back under it.
     public var maxUnsentBytes = 32 * 1024 * 1024
+    /// The kernel's send buffer of each connection (SO_SNDBUF; Linux doubles it): what a client
+    /// that does not read holds in the kernel besides our own bound. nil: the system's
+    /// autotuning (up to `net.ipv4.tcp_wmem`'s maximum, 4 MiB by default).
+    public var socketSendBuffer: Int32? = 256 * 1024
     /// Seconds `stop()` waits for requests in flight.
     public var shutdownTimeout = 5.0
     public var limits = HTTPLimits()

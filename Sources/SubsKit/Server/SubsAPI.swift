@@ -32,6 +32,11 @@ public final class SubsAPI: @unchecked Sendable {
         self.clock = clock
     }
 
+    /// Scans the store now, so that a store that cannot be served is said at start.
+    public func prepare() throws {
+        try served.prepare()
+    }
+
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         guard let segments = request.pathSegments else { return .invalidRequest("the path is not valid UTF-8") }
         if segments == ["v1", "health"] {
@@ -133,7 +138,7 @@ public final class SubsAPI: @unchecked Sendable {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored): return answer(stored, status: status)
-        case .failure(let error): return failure(error)
+        case .failure(let error): return failure(error, writing: true)
         }
     }
 
@@ -162,7 +167,7 @@ public final class SubsAPI: @unchecked Sendable {
         }
     }
 
-    private func failure(_ error: Error) -> HTTPResponse {
+    private func failure(_ error: Error, writing: Bool = false) -> HTTPResponse {
         switch error {
         case let change as ChangeError:
             switch change {
@@ -173,12 +178,21 @@ public final class SubsAPI: @unchecked Sendable {
             case .expirationNotInFuture: return .invalidRequest(change.description)
             }
         case let store as StoreError:
-            if case .lockTimeout = store {
+            switch store {
+            case .lockTimeout:
                 var answer = HTTPResponse.error(status: 503, code: "busy", message: "the store is busy; try again")
                 answer.headers.append(("Retry-After", "1"))
                 return answer
+            // The codes of SPEC section 6, which the client turns into the local exit statuses.
+            case .permissionDenied where writing, .cannotWrite:
+                return .error(status: 500, code: "store_unwritable", message: "the store cannot be served: \(store.description)")
+            case .missing, .unreadable, .permissionDenied:
+                return .error(status: 500, code: "store_unreadable", message: "the store cannot be served: \(store.description)")
+            case .syntax, .invalid:
+                return .error(status: 500, code: "invalid_store", message: "the store cannot be served: \(store.description)")
+            case .alreadyExists:
+                return .internalError("the store cannot be served: \(store.description)")
             }
-            return .internalError("the store cannot be served: \(store.description)")
         default:
             return .internalError()
         }

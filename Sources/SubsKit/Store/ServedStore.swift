@@ -30,7 +30,9 @@ public final class ServedStore: @unchecked Sendable {
 
         init(path: String) throws {
             let identity = try FileIdentity(path: path)
-            let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+            // Never waits: a FIFO or device put at the path is refused, not opened and read,
+            // while the lock below makes every other request wait for this one.
+            let store = try ScannedStore.scan(path: path, ids: [], collectAll: true, regularOnly: true)
             self.store = store
             self.identity = identity
             var problems = store.topLevelProblems()
@@ -52,6 +54,11 @@ public final class ServedStore: @unchecked Sendable {
             // mapped go back now, and the server's resident size stays that of its index.
             store.file.releaseAll()
         }
+    }
+
+    /// Scans the store now (at start, so that a store that cannot be served is said at once).
+    public func prepare() throws {
+        _ = try current()
     }
 
     /// The customer `id` names (id, else an alias of exactly one customer) as stored, with the
