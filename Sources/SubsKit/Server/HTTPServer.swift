@@ -190,7 +190,6 @@ public final class HTTPServer: @unchecked Sendable {
                                durationMs: Int(max(0, ServerSocket.nowMs() - start))))
     }
 
-
     // MARK: workers
 
     private func workerLoop() {
