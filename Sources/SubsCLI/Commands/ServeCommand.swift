@@ -19,9 +19,10 @@ enum ServeCommand {
         }
         let path = Commands.storePath(invocation, context)
         let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout)
-        // A store that cannot be read is said now, not at the first request.
-        _ = try store.lookup([])
         let api = SubsAPI(store: store, token: token, clock: context.clock)
+        // A store that cannot be served is said now, not at the first request (and one that is
+        // not a regular file, a FIFO, is refused without waiting for a writer).
+        try api.prepare()
         let log = RequestLog(context.writeErr)
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), log: { entry in
             log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")

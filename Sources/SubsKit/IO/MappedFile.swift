@@ -27,9 +27,13 @@ final class MappedFile {
     private var releasedUpTo = 0
 
     /// Opens and maps `path`. Throws `StoreError.missing` / `.permissionDenied` / `.unreadable`.
-    init(path: String) throws {
+    /// `regularOnly`: anything but a regular file (a FIFO, a device, a socket, a directory) is
+    /// refused before a byte is read, and the open itself never waits — for a FIFO without a
+    /// writer, a blocking open would wait forever (the server and the writers, which hold
+    /// locks, open this way). Otherwise pipes and devices are read as streams (`--store <(...)`).
+    init(path: String, regularOnly: Bool = false) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK | O_NOCTTY : 0))
         guard fd >= 0 else { throw MappedFile.openError(path: path, errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -44,6 +48,10 @@ final class MappedFile {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
             throw StoreError.unreadable(path: path, reason: "is a directory")
+        }
+        if regularOnly && (info.st_mode & S_IFMT) != S_IFREG {
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: "is \(MappedFile.kind(info.st_mode)), not a regular file")
         }
         if (info.st_mode & S_IFMT) != S_IFREG {
             defer { close(fd) }
@@ -238,11 +246,25 @@ final class MappedFile {
         (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0xC0 || byte == 0xC1 || byte >= 0xF5
     }
 
+    /// What a file that is not a regular one is, in words.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a directory"
+        default: return "not a regular file"
+        }
+    }
+
     static func openError(path: String, errno code: Int32) -> StoreError {
         switch code {
         case ENOENT, ENOTDIR: return .missing(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path, reason: "permission denied reading the store")
         case ELOOP: return .unreadable(path: path, reason: "too many levels of symbolic links")
+        case ENXIO: return .unreadable(path: path, reason: "is a socket or a device that is not there, not a regular file")
+        case EWOULDBLOCK: return .unreadable(path: path, reason: "the file is leased by another program; try again")
         default: return .unreadable(path: path, reason: errorText(code))
         }
     }

@@ -27,7 +27,7 @@ final class TemporaryFile {
         var candidate: String
         var created: Int32
         repeat {
-            candidate = prefix + String(UInt64.random(in: .min ... .max), radix: 36)
+            candidate = prefix + TemporaryFile.randomSuffix()
             InterruptCleanup.remember(candidate)
             created = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             if created < 0 {
@@ -53,6 +53,13 @@ final class TemporaryFile {
     }
 
     deinit { discard() }
+
+    /// Twelve random letters and digits: the length `StoreFiles.removeStaleTemporaries` knows.
+    static let suffixLength = 12
+    static func randomSuffix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<suffixLength).map { _ in alphabet.randomElement()! })
+    }
 
     /// Appends `chunk`. Safe to call from one thread at a time.
     func write(_ chunk: UnsafeRawBufferPointer) throws {

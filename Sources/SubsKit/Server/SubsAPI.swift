@@ -13,23 +13,27 @@ public final class SubsAPI: @unchecked Sendable {
     let commits: GroupCommit
     private let token: [UInt8]?
     private let clock: any Clock
-    /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
-    private var replays: [String: (answer: HTTPResponse, at: Instant)] = [:]
-    /// Keys whose first request is being answered: a repeat sent meanwhile waits for that answer
-    /// instead of writing a second time.
-    private var replaysInFlight: Set<String> = []
-    private let replayLock = NSCondition()
+    /// POST answers by Idempotency-Key (see `IdempotencyTable`); `replayBytes` for the tests.
+    let replays: IdempotencyTable
     static let replayWindow: Int64 = 24 * 3600
-    static let replayLimit = 10_000
+    /// The replay table's bound: 16 MiB; answers over 64 KiB are kept as a reference.
+    public static let replayBudget = 16 << 20
+    static let replayExactLimit = 64 << 10
 
     /// `token`: the bearer token every request but `/v1/health` must carry; nil: none needed
     /// (the CLI allows that on loopback addresses only).
-    public init(store: LocalStore, token: String?, clock: any Clock) {
+    public init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
         self.store = store
+        replays = IdempotencyTable(budget: replayBudget, exactLimit: Self.replayExactLimit, window: Self.replayWindow)
         self.served = ServedStore(path: store.path)
         self.commits = GroupCommit(store: store, clock: clock)
         self.token = token.map { Array($0.utf8) }
         self.clock = clock
+    }
+
+    /// Scans the store now, so that a store that cannot be served is said at start.
+    public func prepare() throws {
+        try served.prepare()
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -53,10 +57,10 @@ public final class SubsAPI: @unchecked Sendable {
             return customer(id)
         case ["grants"]:
             guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request) { grant(id, body: request.body) }
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body) }
         case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
             guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request) { revoke(id, entitlement: rest[1], body: request.body) }
+            return replayable(request, customer: id, action: rest) { revoke(id, entitlement: rest[1], body: request.body) }
         default:
             return .notFound()
         }
@@ -87,11 +91,13 @@ public final class SubsAPI: @unchecked Sendable {
             record[member.key] = member.value
         }
         // The document keeps the GET's shape; that the grant made the customer goes in a header.
-        return .json(.object(JSONObject([
+        var answer = HTTPResponse.json(.object(JSONObject([
             ("requestDate", .string(ISODate.format(clock.now()))),
             ("customer", .object(record)),
             ("products", stored.products),
         ])), status: status, headers: stored.created ? [(SubsAPI.createdHeader, "true")] : [])
+        answer.customerId = stored.id
+        return answer
     }
 
     /// Said on a grant's answer when the grant created the customer (`"create": true`).
@@ -181,33 +187,50 @@ public final class SubsAPI: @unchecked Sendable {
         }
     }
 
-    /// Runs a POST once per Idempotency-Key (24 hours): a repeated key gets the first answer
-    /// without writing again.
-    private func replayable(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
+    /// Runs a POST once per Idempotency-Key (24 hours): a repeat of the same request (method,
+    /// action, customer in any spelling, body) gets the first answer without writing again; the
+    /// key with another request is 422 `idempotency_key_reused` (IETF Idempotency-Key draft).
+    private func replayable(_ request: HTTPRequest, customer: String, action: [String],
+                            _ body: () -> HTTPResponse) -> HTTPResponse {
         guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body() }
-        let slot = request.method + " " + request.path + " " + key
-        let now = clock.now()
-        replayLock.lock()
-        while replaysInFlight.contains(slot) { replayLock.wait() }
-        if let earlier = replays[slot], now.seconds - earlier.at.seconds < Self.replayWindow {
-            replayLock.unlock()
-            return earlier.answer
+        let fingerprint = RequestFingerprint(method: request.method, action: action, customer: customer, body: request.body)
+        switch replays.claim(key, now: clock.now()) {
+        case .stored(let entry):
+            guard sameRequest(fingerprint, as: entry) else {
+                return .error(status: 422, code: "idempotency_key_reused",
+                              message: "this Idempotency-Key came first with another request (method, customer, path or body differ); "
+                                  + "send a new key for a new request")
+            }
+            return replay(entry)
+        case .run:
+            let answer = body()
+            replays.finish(key, fingerprint, canonical: answer.customerId, answer: answer, now: clock.now())
+            return answer
         }
-        replaysInFlight.insert(slot)
-        replayLock.unlock()
-        let answer = body()
-        replayLock.lock()
-        defer {
-            replaysInFlight.remove(slot)
-            replayLock.broadcast()
-            replayLock.unlock()
+    }
+
+    /// Same method, action and body, and the same customer however spelt: the id or an alias
+    /// resolve to one customer (looked up only when the spellings differ).
+    private func sameRequest(_ fingerprint: RequestFingerprint, as entry: IdempotencyTable.Entry) -> Bool {
+        let first = entry.fingerprint
+        guard fingerprint.method == first.method, fingerprint.action == first.action,
+              fingerprint.bodyDigest == first.bodyDigest else { return false }
+        if fingerprint.customer == first.customer || fingerprint.customer == entry.canonical { return true }
+        func canonical(_ spelling: String) -> String { ((try? served.canonicalId(spelling)) ?? nil) ?? spelling }
+        return canonical(fingerprint.customer) == (entry.canonical ?? canonical(first.customer))
+    }
+
+    private func replay(_ entry: IdempotencyTable.Entry) -> HTTPResponse {
+        var answer: HTTPResponse
+        switch entry.stored {
+        case .answer(let first):
+            answer = first
+        case .reference(let status):
+            // Too large to keep: the customer as it is now, with the first answer's status.
+            answer = customer(entry.canonical ?? entry.fingerprint.customer)
+            if answer.status == 200 { answer.status = status }
         }
-        guard answer.status < 500 else { return answer }
-        if replays.count >= Self.replayLimit {
-            replays = replays.filter { now.seconds - $0.value.at.seconds < Self.replayWindow }
-            if replays.count >= Self.replayLimit { replays.removeAll() }
-        }
-        replays[slot] = (answer, now)
+        answer.headers.append(("Idempotent-Replayed", "true"))
         return answer
     }
 }

@@ -163,7 +163,8 @@ public enum StoreFiles {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
+            // Six characters: mkstemp's names, from earlier versions of subs.
+            if name.hasPrefix(prefix), [6, TemporaryFile.suffixLength].contains(name.count - prefix.count) {
                 unlink(dirPath + "/" + name)
             }
         }

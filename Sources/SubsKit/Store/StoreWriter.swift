@@ -55,7 +55,9 @@ struct StoreWriter {
         // Whatever fails, the temporary file goes now: not when its last reference does, which
         // may be the copying thread's, after the process has exited.
         do {
-            let store = try ScannedStore.scan(path: path, ids: ids, copyPrefix: dryRun ? nil : { mapped in
+            // Under the lock only a regular file is opened: a FIFO put at the path would make the
+            // open wait, holding every other writer's lock, with no deadline.
+            let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: !dryRun, copyPrefix: dryRun ? nil : { mapped in
                 StoreFiles.removeStaleTemporaries(beside: path)
                 let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group))
                 temp = file
