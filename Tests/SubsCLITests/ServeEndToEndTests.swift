@@ -152,6 +152,45 @@ final class ServeEndToEndTests: XCTestCase {
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(message.contains("named pipe (FIFO), not a regular file"), message)
     }
+
+    /// The request log goes to standard error; a pipe there that nobody reads fills up after a
+    /// few thousand lines. Requests must go on being answered: the log never holds a worker.
+    func testAStandardErrorNobodyReadsHoldsNoRequest() throws {
+        let dir = TempDir()
+        let store = dir.path + "/store.json"
+        try String(contentsOfFile: Repo.exampleStore, encoding: .utf8).write(toFile: store, atomically: false, encoding: .utf8)
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = ["--store", store, "serve", "--listen", "127.0.0.1:0"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SUBS_NOW"] = testNow
+        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
+        environment.removeValue(forKey: "SUBS_SERVER_TOKEN")
+        process.environment = environment
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        addTeardownBlock {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // Read only the line that names the port; from then on the pipe is never read.
+        var first: [UInt8] = []
+        while !first.contains(0x0A), let byte = try stderr.fileHandleForReading.read(upToCount: 1)?.first { first.append(byte) }
+        let line = String(decoding: first, as: UTF8.self)
+        let port = try XCTUnwrap(line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, line)
+        // 3 000 log lines of ~40 bytes are twice a pipe's 64 KiB.
+        let started = Date()
+        for _ in 0..<3000 {
+            XCTAssertTrue(try get(port, "/v1/health", timeout: 5).hasPrefix("HTTP/1.1 200"))
+            if Date().timeIntervalSince(started) > 60 { break }
+        }
+        let start = Date()
+        XCTAssertTrue(try get(port, "/v1/customers/alice").hasPrefix("HTTP/1.1 200"))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "a GET waited behind the log")
+        XCTAssertTrue(process.isRunning)
+    }
 }
 
 // MARK: - sockets
