@@ -39,6 +39,7 @@ _subs_option_value() {
         --format) _subs_add_words 'table json jsonl tsv' ;;
         --color) _subs_add_words 'auto always never' ;;
         --require|--entitlement) _subs_add_ids entitlements ;;
+        --environment) _subs_add_words 'production sandbox any' ;;
     esac
 }
 
@@ -54,7 +55,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -72,7 +73,7 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
@@ -80,10 +81,10 @@ _subs() {
         if [[ $cur == -* ]]; then
             local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --config --help -h --version'
             case $command in
-                check) opts+=" --require --active" ;;
+                check) opts+=" --require --active --environment --wide" ;;
                 grant) opts+=" --duration --until --lifetime --reason --actor --create --dry-run" ;;
                 revoke) opts+=" --reason --actor --dry-run" ;;
-                history) opts+=" --entitlement --since --until --limit" ;;
+                history) opts+=" --entitlement --since --until --limit --wide" ;;
                 "store init") opts+=" --demo" ;;
                 serve) opts+=" --listen --token-file" ;;
             esac

@@ -1,6 +1,8 @@
 // The one description of subs's command line (SPEC section 1). Parsing, help, the shell
 // completions and the man page's command and option lists are all generated from it.
 
+import SubsKit
+
 public enum CommandLineSpec {
     public static let abstract = "Inspect and manage customers' subscription status (entitlements)"
     public static let discussion = """
@@ -57,6 +59,10 @@ public enum CommandLineSpec {
         static let require = OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
                                         help: "Exit 1 if any listed customer lacks an active ENTITLEMENT")
         static let active = OptionSpec("active", help: "Show only active entitlements")
+        static let environment = OptionSpec("environment", kind: .choice(EnvironmentFilter.allCases.map(\.rawValue)),
+                                            valueName: "ENV", defaultValue: "any",
+                                            help: "Which purchases count: production, sandbox or any; grants always count")
+        static let wide = OptionSpec("wide", help: "Tables add the id columns (transactions, grants, products)")
         static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
                                          help: "Grant for DURATION from now (P7D, P3M, P1Y)")
         static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
@@ -86,7 +92,7 @@ public enum CommandLineSpec {
                         + "evaluation time, and why it is in its state. A customer without any "
                         + "entitlement is found (exit 0); an unknown customer is exit 3.",
                     arguments: [user],
-                    options: [Options.require, Options.active],
+                    options: [Options.require, Options.active, Options.environment, Options.wide],
                     examples: [
                         Example("subs check alice", "Why has alice lost premium?"),
                         Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),
@@ -114,13 +120,15 @@ public enum CommandLineSpec {
                     examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
                                        "Take back alice's manual premium")]),
         CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
-                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias")],
-                    options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit],
+                    arguments: [ArgumentSpec("USER", kind: .customer,
+                                             help: "A customer id or alias; '-' reads ids from standard input")],
+                    options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit, Options.wide],
                     examples: [Example("subs history alice --since 2026-01-01 --format jsonl",
                                        "This year's events, one JSON object per line")]),
         CommandSpec(.renewCount, abstract: "Show how many times subscriptions renewed",
                     discussion: "With ENTITLEMENT, the table format prints the bare number.",
-                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias"),
+                    arguments: [ArgumentSpec("USER", kind: .customer,
+                                             help: "A customer id or alias; '-' reads ids from standard input"),
                                 ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional,
                                              help: "Only this entitlement")],
                     examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium")]),

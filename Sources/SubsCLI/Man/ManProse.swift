@@ -138,6 +138,7 @@ enum ManProse {
         ("lastActivatedOfferCode", "The latest offer code used, or null."),
         ("grantId", "The id of the describing grant, or null."),
         ("transactions", "The chain's transactions up to T, oldest first, revoked ones included; [] for grants."),
+        ("otherActiveSources", "The active sources other than the one that describes the entitlement (a lifetime purchase beside a renewing subscription, two stores), each with productId, source, expirationDate and renewState; [] when none."),
     ]
 
     static let output = [
@@ -154,7 +155,14 @@ enum ManProse {
         """
         JSON dates are UTC with whole seconds, or null. \
         Every key listed here is always present, null when empty, so jq filters never meet a missing key. \
-        With several customers, json prints an array of the documents and jsonl one document per line.
+        One USER gives one document, or nothing on standard output when it is not found (the error is on \
+        standard error). Several USERs, or -, give a json array with one element per USER asked, in order; \
+        a USER not found is {"requestedId": ID, "customerId": null, "error": {"code": "customer_not_found", \
+        "message": ...}} (renew-count - ENTITLEMENT: code entitlement_not_found, with the customerId). jsonl \
+        prints the same elements one per line (history: one entry per line, each opening with customerId and \
+        requestedId when several USERs are asked). tsv has a header line, then at least one row per USER asked: \
+        customerId, requestedId, the command's columns, and error (the code of a USER not found, else empty); \
+        history tsv has one column per entry key.
         """,
     ]
 
@@ -212,17 +220,17 @@ enum ManProse {
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
-        (64, "Usage error: unknown option or command, bad value, missing argument."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; or an operation the chosen provider or API version does not offer (history or renew-count on Qonversion v3 or IAPHUB, renew-count on RevenueCat v1, a --dry-run or batch write on a platform, a write with --offline): the message names what does. Retrying cannot help."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
+        (69, "Remote unavailable (cannot connect, server errors after retries, --offline without a cached answer; libcurl, which remote access loads when it starts, not installed): worth retrying later, and nothing else."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
         (76, "Remote protocol error: an answer that is not what the API defines."),
-        (77, "Permission denied: HTTP 401 or 403, or a file permission."),
-        (78, "Configuration error: a bad config file or environment variable."),
+        (77, "Permission denied: HTTP 401 or 403, or a file this user may not read or write (the store, the API key file)."),
+        (78, "Configuration error: a bad config file or environment variable; an --api-key-file that does not exist, is a directory or is not one line."),
         (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
         (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]
