@@ -3,11 +3,13 @@
 //
 // Table columns: ENTITLEMENT; STATUS (the state in words, and for an active entitlement what
 // happens at the end of the period: renews, won't renew, billing issue, pauses, lifetime);
-// UNTIL (when access ends or ended: the end of the paid period, the grace end during a billing
-// issue, the refund or revocation date; `-` for lifetime); PRODUCT (with its store, or "manual
+// UNTIL (the date of that state: when access ends or ended — the end of the paid period, the
+// grace end during a billing issue, the refund or revocation date — and for a pause, when it
+// resumes; `-` for lifetime); PRODUCT (with its store, or "manual
 // grant"); NOTES (free trial, intro offer, family sharing, offer code, sandbox, more sources);
 // `--wide` adds TRANSACTION, ORIGINAL (the chain's original transaction) and GRANT. On a narrow
-// terminal, NOTES goes first, then GRANT, ORIGINAL, TRANSACTION, then PRODUCT.
+// terminal STATUS and PRODUCT wrap first; then NOTES goes, then GRANT, ORIGINAL, TRANSACTION;
+// then the relative hints move under the dates; then PRODUCT goes.
 
 import SubsJSON
 import SubsKit
@@ -59,7 +61,7 @@ struct CheckResult: CommandResult {
     }
 
     func table(_ style: OutputStyle) -> String {
-        let instant = judgedAt.map { style.sentence("as of \(ISODate.formatShort($0)) (--at)") } ?? ""
+        let instant = judgedAt.map(style.judged(at:)) ?? ""
         return instant + customers.compactMap(\.found).concurrentMap { table($0, style: style) }.joined(separator: "\n")
     }
 
@@ -90,7 +92,7 @@ struct CheckResult: CommandResult {
             Column("entitlement"),
             Column("status", .text, softMinimum: 11),
             Column("until", .date),
-            Column("product", .text, dropRank: 5),
+            Column("product", .text, dropRank: 6),
             Column("notes", .text, dropRank: 1, omitWhenEmpty: true),
         ]
         if style.wide {
@@ -114,13 +116,17 @@ struct CheckResult: CommandResult {
             }
             return row
         }
-        return TextTable(columns: columns, rows: rows)
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5)
     }
 
-    /// When access ends or ended, as the sentence says it: a refund or revocation ends it then,
-    /// whatever the period would have run to.
+    /// The date of the state, as the sentence says it: a refund or revocation ends access then,
+    /// whatever the period would have run to; a pause lasts until it resumes.
     static func until(_ e: EntitlementInfo) -> Instant? {
-        e.state == .revoked ? e.revokedAt ?? e.expirationDate : e.expirationDate
+        switch e.state {
+        case .revoked: return e.revokedAt ?? e.expirationDate
+        case .paused: return e.autoResumeDate ?? e.expirationDate
+        default: return e.expirationDate
+        }
     }
 
     /// P, the transaction of the period in force (the latest one the entitlement lists).

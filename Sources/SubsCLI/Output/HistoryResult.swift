@@ -1,7 +1,9 @@
 // What `history` answers, in every format. The table is a timeline a support agent reads: DATE
 // (with a relative hint on a terminal), ENTITLEMENT, WHAT HAPPENED (one sentence, from
 // Timeline), with the derived "Access ended" milestones in place; `--wide` adds PRODUCT,
-// TRANSACTION, ORIGINAL and GRANT (left out in the reverse order on a narrow terminal). JSON,
+// TRANSACTION, ORIGINAL and GRANT. On a narrow terminal WHAT HAPPENED wraps first (down to 26
+// columns), then GRANT, ORIGINAL, TRANSACTION and PRODUCT go, then the relative hints move
+// under the dates. JSON,
 // JSONL and TSV hold the entries only — what the records say, never a derived milestone.
 
 import SubsJSON
@@ -100,7 +102,7 @@ struct HistoryResult: CommandResult {
     }
 
     func table(_ style: OutputStyle) -> String {
-        var out = judgedAt.map { style.sentence("as of \(ISODate.formatShort($0)) (--at)") } ?? ""
+        var out = judgedAt.map(style.judged(at:)) ?? ""
         var first = true
         for case .found(let h) in histories {
             if !first { out += "\n" }
@@ -119,7 +121,7 @@ struct HistoryResult: CommandResult {
     private func table(_ h: CustomerHistory, style: OutputStyle) -> String {
         if h.entries.isEmpty && h.accessEnds.isEmpty { return style.sentence("\(h.customerId): no history") }
         var columns = [Column("date", .date), Column("entitlement", .text, softMinimum: 11),
-                       Column("what happened", .text, softMinimum: 24)]
+                       Column("what happened", .text, softMinimum: 26)]
         if style.wide {
             columns += [Column("product", dropRank: 4, omitWhenEmpty: true), Column("transaction", dropRank: 3, omitWhenEmpty: true),
                         Column("original", dropRank: 2, omitWhenEmpty: true), Column("grant", dropRank: 1, omitWhenEmpty: true)]
@@ -148,7 +150,7 @@ struct HistoryResult: CommandResult {
             rows.append(row)
         }
         rows += entryRows[next...].map(\.1)
-        return TextTable(columns: columns, rows: rows).render(style)
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5).render(style)
     }
 
     private func entitlementsCell(_ ids: [String]) -> Cell {

@@ -55,6 +55,15 @@ struct OutputStyle {
         guard terminal else { return escaped + "\n" }
         return TextLayout.wrap(escaped, columns: max(columns, TextTable.narrowest)).map { $0 + "\n" }.joined()
     }
+
+    /// The line above a table judged at `--at`: "as of 2026-11-20 10:00Z (--at)", the date never
+    /// broken across lines.
+    func judged(at instant: Instant) -> String {
+        let date = ISODate.formatShort(instant)
+        guard terminal else { return "as of \(date) (--at)\n" }
+        return TextLayout.fold(pieces: ["as", "of", date, "(--at)"], columns: max(columns, TextTable.narrowest))
+            .map { $0 + "\n" }.joined()
+    }
 }
 
 enum Style {

@@ -2,9 +2,9 @@
 // data goes through `Terminal.escape`, so data can never drive the terminal.
 //
 // On a terminal a table fits COLUMNS without cutting anything: the widest free-text column
-// wraps at word boundaries first (down to its longest word), then date cells put their relative
-// hint under the date, then columns are left out in the table's documented order, and when even
-// that is not enough — or the terminal is narrower than `blockLayoutBelow` — every row becomes a
+// wraps at word boundaries first (down to a floor), then the table's documented steps run in
+// order — leave a column out, or put the dates' relative hints under the dates — and when even
+// that is not enough, or the terminal is narrower than `blockLayoutBelow`, every row becomes a
 // block of `label: value` lines. Piped, a table is never cut or wrapped: one line per row.
 
 struct Cell {
@@ -54,15 +54,20 @@ struct Column {
 struct TextTable {
     var columns: [Column]
     var rows: [[Cell]]
+    /// Among the drop ranks, when the dates' relative hints move under the dates instead.
+    var hintsGiveWayAt = Int.max
 
     /// Terminals narrower than this get one block per row.
     static let blockLayoutBelow = 60
     /// The narrowest width laid out; a smaller COLUMNS is taken as this.
     static let narrowest = 20
+    /// `2026-03-01 12:00Z`: a date cell never breaks inside this.
+    static let dateWidth = 17
 
-    init(columns: [Column], rows: [[Cell]]) {
+    init(columns: [Column], rows: [[Cell]], hintsGiveWayAt: Int = .max) {
         self.columns = columns
         self.rows = rows
+        self.hintsGiveWayAt = hintsGiveWayAt
     }
 
     /// A table of fixed columns (TSV, simple tables).
@@ -83,14 +88,18 @@ struct TextTable {
         guard style.terminal else { return lines(cells, shown: shown, widths: naturalWidths(cells), style: style) }
         let width = max(style.columns, Self.narrowest)
         if width < Self.blockLayoutBelow { return blocks(cells, shown: shown, width: width, style: style) }
+        var hintsUnder = false
         while true {
-            if let widths = fit(cells, shown: shown, into: width) {
+            if let widths = fit(cells, shown: shown, hintsUnder: hintsUnder, into: width) {
                 return lines(cells, shown: shown, widths: widths, style: style)
             }
             let droppable = shown.filter { columns[$0].dropRank != nil }
-            guard let next = droppable.min(by: { columns[$0].dropRank! < columns[$1].dropRank! }) else {
-                return blocks(cells, shown: shown, width: width, style: style)
+            let next = droppable.min { columns[$0].dropRank! < columns[$1].dropRank! }
+            if !hintsUnder && next.map({ columns[$0].dropRank! > hintsGiveWayAt }) ?? true {
+                hintsUnder = true
+                continue
             }
+            guard let next else { return blocks(cells, shown: shown, width: width, style: style) }
             shown.removeAll { $0 == next }
         }
     }
@@ -106,7 +115,7 @@ struct TextTable {
     }
 
     /// Widths that fit `width` with every shown column, or nil.
-    private func fit(_ cells: [[Cell]], shown: [Int], into width: Int) -> [Int]? {
+    private func fit(_ cells: [[Cell]], shown: [Int], hintsUnder: Bool, into width: Int) -> [Int]? {
         var widths = naturalWidths(cells)
         let longestPiece = columns.indices.map { i in
             cells.reduce(TextLayout.width(columns[i].header)) { best, row in
@@ -114,16 +123,37 @@ struct TextTable {
             }
         }
         func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * max(0, shown.count - 1) }
+        if hintsUnder {
+            for i in shown where columns[i].kind == .date { widths[i] = longestPiece[i] }
+        }
         // Free text gives way first, the widest column one character at a time.
         let floors = columns.indices.map { i in max(longestPiece[i], min(widths[i], columns[i].softMinimum)) }
+        let natural = widths
         while total() > width {
             let text = shown.filter { columns[$0].kind == .text && widths[$0] > floors[$0] }
             guard let widest = text.max(by: { widths[$0] < widths[$1] }) else { break }
             widths[widest] -= 1
         }
-        // Then dates put their hint under the date.
-        for i in shown where total() > width && columns[i].kind == .date { widths[i] = longestPiece[i] }
-        return total() <= width ? widths : nil
+        guard total() <= width else { return nil }
+        // Wrapping at words leaves some columns narrower than allowed: take that back, then give
+        // the room left to the narrowest wrapped columns first, so a short cell wraps only if it must.
+        let wrapped = shown.filter { widths[$0] < natural[$0] }
+        for i in wrapped { widths[i] = used(cells, column: i, width: widths[i]) }
+        for i in wrapped.sorted(by: { natural[$0] < natural[$1] }) {
+            let spare = width - total()
+            guard spare > 0 else { break }
+            widths[i] = used(cells, column: i, width: min(natural[i], widths[i] + spare))
+        }
+        return widths
+    }
+
+    /// How wide column `i` really is when its cells wrap at `width`.
+    private func used(_ cells: [[Cell]], column i: Int, width: Int) -> Int {
+        cells.reduce(TextLayout.width(columns[i].header)) { best, row in
+            let cell = row[i]
+            if TextLayout.width(cell.text) <= width { return max(best, TextLayout.width(cell.text)) }
+            return TextLayout.fold(pieces: pieces(cell), columns: width).reduce(best) { max($0, TextLayout.width($1)) }
+        }
     }
 
     private func lines(_ cells: [[Cell]], shown: [Int], widths: [Int], style: OutputStyle) -> String {
@@ -176,9 +206,10 @@ struct TextTable {
                     indent = 2 + labelWidth + 1
                     out += "  " + TextLayout.padded(label, to: labelWidth) + " " + paint(value[0], row[i].style, style) + "\n"
                 } else {
-                    // Too narrow to put values beside their labels: each value under its label.
-                    value = [""] + TextLayout.fold(pieces: pieces(row[i]), columns: width - 4)
-                    indent = 4
+                    // Too narrow to put values beside their labels: each value under its label,
+                    // indented less when a date would not fit whole otherwise.
+                    indent = width - 4 >= Self.dateWidth ? 4 : 2
+                    value = [""] + TextLayout.fold(pieces: pieces(row[i]), columns: width - indent)
                     out += "  " + label + "\n"
                 }
                 for line in value.dropFirst() {
