@@ -8,19 +8,23 @@ import SubsKit
 
 struct Timeline {
     private let catalog: Catalog?
-    /// Transaction entries by transactionId, and each chain's oldest first.
-    private var byTransaction: [String: HistoryEntry] = [:]
+    /// Transaction entries by transactionId (with their place in their chain), and each chain's
+    /// oldest first. Lookups are by index or binary search: a customer with 20 000 renewals
+    /// is worded in linear time.
+    private var byTransaction: [String: (entry: HistoryEntry, position: Int)] = [:]
     private var byChain: [String: [HistoryEntry]] = [:]
     /// Each chain's events, oldest first (a renewal after a pause is a resumption).
     private var eventsByChain: [String: [HistoryEntry]] = [:]
 
+    /// Entries come oldest first (the history's order), so each chain's lists are sorted by date.
     init(_ entries: [HistoryEntry], catalog: Catalog?) {
         self.catalog = catalog
         for entry in entries {
             switch entry.kind {
             case .transaction:
-                if let id = entry.text("transactionId") { byTransaction[id] = entry }
-                if let chain = entry.text("originalTransactionId") { byChain[chain, default: []].append(entry) }
+                let chain = entry.text("originalTransactionId")
+                if let id = entry.text("transactionId") { byTransaction[id] = (entry, chain.flatMap { byChain[$0]?.count } ?? 0) }
+                if let chain { byChain[chain, default: []].append(entry) }
             case .event:
                 if let chain = entry.text("originalTransactionId") { eventsByChain[chain, default: []].append(entry) }
             default:
@@ -43,12 +47,12 @@ struct Timeline {
 
     /// `pro_monthly (App Store, family sharing, offer code X, sandbox)`.
     private func product(_ e: HistoryEntry) -> String {
-        var details = [Wording.store(raw: e.text("source"))].compactMap { $0 }
-        if e.text("ownershipType") == OwnershipType.familySharing.rawValue { details.append("family sharing") }
-        if let code = e.text("offerCode"), !code.isEmpty { details.append("offer code \(code)") }
-        if e.text("environment") == PurchaseEnvironment.sandbox.rawValue { details.append("sandbox") }
-        let name = e.text("productId") ?? "?"
-        return details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
+        var extras: [String] = []
+        if e.text("ownershipType") == OwnershipType.familySharing.rawValue { extras.append("family sharing") }
+        if let code = e.text("offerCode"), !code.isEmpty { extras.append("offer code \(code)") }
+        if e.text("environment") == PurchaseEnvironment.sandbox.rawValue { extras.append("sandbox") }
+        return Wording.product(e.text("productId"), e.text("source").flatMap(EntitlementSource.init(rawValue:)) ?? .unknown,
+                               extras: extras)
     }
 
     private func transaction(_ e: HistoryEntry) -> String {
@@ -64,9 +68,9 @@ struct Timeline {
         case .subscriptionStarted?: return "Subscribed to \(what)\(through)"
         case .subscriptionRenewed?:
             let previous = previousInChain(e)
-            if let previous, let chain = e.text("originalTransactionId"),
-               (eventsByChain[chain] ?? []).last(where: { $0.date > previous.date && $0.date <= e.date })?.type
-                   == EventType.pauseScheduled.rawValue {
+            if let previous, let chain = e.text("originalTransactionId"), let events = eventsByChain[chain],
+               let last = Self.lastIndex(events, atOrBefore: e.date), events[last].date > previous.date,
+               events[last].type == EventType.pauseScheduled.rawValue {
                 return "Resumed \(what) after the pause\(through)"
             }
             if let from = previous?.text("productId"), from != e.text("productId") {
@@ -80,15 +84,25 @@ struct Timeline {
     }
 
     private func previousInChain(_ e: HistoryEntry) -> HistoryEntry? {
-        guard let chain = e.text("originalTransactionId"), let id = e.text("transactionId") else { return nil }
-        let members = byChain[chain] ?? []
-        guard let index = members.firstIndex(where: { $0.text("transactionId") == id }), index > 0 else { return nil }
-        return members[index - 1]
+        guard let chain = e.text("originalTransactionId"), let id = e.text("transactionId"),
+              let members = byChain[chain], let position = byTransaction[id]?.position,
+              position > 0, position < members.count else { return nil }
+        return members[position - 1]
+    }
+
+    /// The last of `list` (sorted by date) dated at or before `date`.
+    private static func lastIndex(_ list: [HistoryEntry], atOrBefore date: Instant) -> Int? {
+        var low = 0, high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].date <= date { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? low - 1 : nil
     }
 
     /// Which period was taken back: "(period 2026-04-01 → 2026-05-01)", "(bought 2026-02-14)".
     private func refund(_ e: HistoryEntry) -> String {
-        let refunded = e.text("transactionId").flatMap { byTransaction[$0] }
+        let refunded = e.text("transactionId").flatMap { byTransaction[$0]?.entry }
         let what = e.text("productId") ?? refunded?.text("productId") ?? "?"
         var which = ""
         if let refunded {
@@ -103,8 +117,8 @@ struct Timeline {
 
     /// The chain's transaction in force at the event: its product and its period's end.
     private func period(at e: HistoryEntry) -> HistoryEntry? {
-        guard let chain = e.text("originalTransactionId") else { return nil }
-        return (byChain[chain] ?? []).last { $0.date <= e.date }
+        guard let chain = e.text("originalTransactionId"), let members = byChain[chain] else { return nil }
+        return Self.lastIndex(members, atOrBefore: e.date).map { members[$0] }
     }
 
     private func event(_ e: HistoryEntry) -> String {
@@ -115,7 +129,7 @@ struct Timeline {
         case .autoRenewDisabled?:
             return "Turned off auto-renew\(name)" + (end.map { "; active until \(day($0))" } ?? "")
         case .autoRenewEnabled?:
-            return "Turned auto-renew back on\(name)"
+            return "Turned auto-renew" + name + " back on"
         case .billingIssue?:
             var text = "Billing issue: payment\(current?.text("productId").map { " for \($0)" } ?? "") failed"
             // The grace period runs from the end of the period whose renewal failed; an issue in

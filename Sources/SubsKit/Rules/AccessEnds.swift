@@ -86,7 +86,13 @@ public enum AccessEnds {
         var out: [Span] = []
         let nonEmpty = spans.filter { span in span.end.map { $0 > span.start } ?? true }
         for span in nonEmpty.sorted(by: { $0.start < $1.start }) {
-            guard var last = out.last, let lastEnd = last.end, span.start <= lastEnd else {
+            guard var last = out.last else {
+                out.append(span)
+                continue
+            }
+            // A span without an end holds every later one.
+            guard let lastEnd = last.end else { continue }
+            guard span.start <= lastEnd else {
                 out.append(span)
                 continue
             }
