@@ -225,6 +225,21 @@ final class ContractTests: XCTestCase {
         XCTAssertEqual(result.status, .permissionDenied, result.stderr)
     }
 
+    // MARK: the newcomer
+
+    func testWithoutAStoreTheMessageSaysHowToNameOneOrTryTheDemo() {
+        let dir = TempDir()
+        for args in [["check", "alice"], ["history", "alice"], ["renew-count", "alice"]] {
+            let result = runCLI(args, env: ["HOME": dir.path, "XDG_DATA_HOME": ""])
+            XCTAssertEqual(result.status, .noInput, "\(args)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            for words in ["\(dir.path)/.local/share/subs/store.json: no such store", "--store PATH", "SUBS_STORE",
+                          "'subs store init'", "'subs store init --demo'", "examples/store.json"] {
+                XCTAssertTrue(result.stderr.contains(words), "\(words) missing: \(result.stderr)")
+            }
+        }
+    }
+
     // MARK: dates in every printed form
 
     func testEveryDateFormSubsPrintsIsAcceptedByEveryDateOption() throws {

@@ -37,6 +37,12 @@ public enum Commands {
         case let failure as CommandFailure:
             return (failure.code, failure.message)
         case let store as StoreError:
+            if case .missing(let path) = store {
+                // A newcomer's first run: say how to point subs at a store, or get one to try.
+                return (.noInput, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
+                            + "'subs store init', or try the demo customers: 'subs store init --demo' "
+                            + "(the same store as examples/store.json)")
+            }
             return (exitCode(for: store), store.description)
         case let change as ChangeError:
             if case .expirationNotInFuture = change { return (.usage, change.description) }

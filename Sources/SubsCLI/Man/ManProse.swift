@@ -150,7 +150,35 @@ enum ManProse {
         format characters (such as U+202E) as \\u202e, and a backslash as \\\\, in tables, tsv and \
         messages alike. \
         A value quoted in an error message is cut to 80 characters. \
-        check tables end with one sentence per entitlement that is not simply active and renewing, saying why.
+        Relative hints count from the instant judged (--at, else now), and a table judged at --at opens \
+        with "as of DATE (--at)". Every date option accepts every form subs prints: \
+        2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 and now.
+        """,
+        """
+        The check table has the columns ENTITLEMENT; STATUS, the state in words (grace period, billing \
+        retry, paused, expired, refunded, access withdrawn, revoked) and for an entitlement that gives \
+        access what happens at the end of the period (active, renews; active, won't renew; active, \
+        billing issue; active, pauses; active, lifetime); UNTIL, the date of that state (when access \
+        ends or ended, the grace end during a billing issue, the refund or revocation date, the date a \
+        pause resumes; - for lifetime); PRODUCT, with its store, or manual grant; NOTES, when there is \
+        something (free trial, intro offer, family sharing, offer code, sandbox, more sources); and with \
+        --wide TRANSACTION, ORIGINAL and GRANT. Under it, one sentence per entitlement that is not simply \
+        active and renewing says why, with dates, and names every other active source \
+        (also billed by pro_yearly (App Store), renews 2027-01-10).
+        """,
+        """
+        The history table is a timeline: DATE, ENTITLEMENT and WHAT HAPPENED, one plain sentence per \
+        entry in the words of check, with Access ended where access to an entitlement stopped and no \
+        other source carried it on (derived from the records; never an entry of json, jsonl or tsv). \
+        --wide adds PRODUCT, TRANSACTION, ORIGINAL and GRANT.
+        """,
+        """
+        On a terminal a table fits COLUMNS and nothing is cut: free text wraps at word boundaries first; \
+        then columns are left out in this order (check: NOTES, GRANT, ORIGINAL, TRANSACTION, then the \
+        relative hints move under the dates, then PRODUCT; history: GRANT, ORIGINAL, TRANSACTION, PRODUCT, \
+        then the hints move under the dates); below 60 columns, or when nothing else fits, each row is a \
+        block of label: value lines. Sentences wrap at word boundaries to COLUMNS. Piped output is never \
+        cut or wrapped.
         """,
         """
         JSON dates are UTC with whole seconds, or null. \
