@@ -29,7 +29,7 @@ func tableDates(_ text: String) -> [String] {
 }
 
 final class ScreenFitTests: XCTestCase {
-    static let widths = [20, 24, 33, 40, 52, 59, 60, 61, 66, 72, 79, 80, 81, 100, 120, 160, 220]
+    static let widths = [10, 13, 17, 19, 20, 24, 33, 40, 52, 59, 60, 61, 66, 72, 79, 80, 81, 100, 120, 160, 220]
 
     func assertFits(_ args: [String], at: String?, file: StaticString = #filePath, line: UInt = #line) {
         let piped = screen(args, columns: nil, at: at)
@@ -43,8 +43,10 @@ final class ScreenFitTests: XCTestCase {
                 XCTFail("\(label): line wider than COLUMNS: '\(row)'", file: file, line: line)
             }
             XCTAssertFalse(text.contains("…"), "\(label): nothing is cut", file: file, line: line)
-            // Every date of the piped table is whole on one line of the terminal's.
+            // Every date of the piped table is whole on one line of the terminal's (from 19
+            // columns on: a date and its indent need them).
             let datesShown = tableDates(text)
+            guard columns >= 19 else { continue }
             for date in Set(datesPiped) where !datesShown.contains(date) {
                 XCTFail("\(label): date cell \(date) cut or missing:\n\(text)", file: file, line: line)
             }
@@ -61,6 +63,8 @@ final class ScreenFitTests: XCTestCase {
             }
         }
         assertFits(["check", "alice", "dave", "yara", "quentin"], at: nil)
+        assertFits(["renew-count", "nina"], at: nil)
+        assertFits(["check", "trent", "--active"], at: nil)
         assertFits(["history", "-"], at: nil)
     }
 

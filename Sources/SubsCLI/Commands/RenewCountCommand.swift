@@ -102,7 +102,7 @@ struct RenewCountResult: CommandResult {
         guard let c = found.first else { return "" }
         // The bare number, for `n=$(subs renew-count alice premium)`.
         if entitlement != nil, let e = c.entitlements.first { return Self.count(e) + "\n" }
-        if c.entitlements.isEmpty { return "\(Terminal.escape(c.customerId)): no entitlements\n" }
+        if c.entitlements.isEmpty { return style.sentence("\(c.customerId): no entitlements") }
         return TextTable(headers: ["entitlement", "renews"],
                          rows: c.entitlements.map { [Cell($0.id), Cell(Self.count($0))] }).render(style)
     }

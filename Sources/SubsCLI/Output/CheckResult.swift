@@ -77,7 +77,7 @@ struct CheckResult: CommandResult {
         }
         let entitlements = shown(status)
         if entitlements.isEmpty {
-            return out + (activeOnly ? "no active entitlements\n" : "no entitlements\n")
+            return out + style.sentence(activeOnly ? "no active entitlements" : "no entitlements")
         }
         out += Self.table(entitlements, style: style).render(style)
         let why = entitlements.compactMap { Explanation.sentence(for: $0) }

@@ -83,6 +83,7 @@ enum TextLayout {
 
     /// A sentence folded to `columns`, continuation lines indented by `indent` spaces.
     static func wrap(_ text: String, columns: Int, indent: Int = 2) -> [String] {
+        let indent = min(indent, max(columns - 8, 0))
         let pad = String(repeating: " ", count: indent)
         let lines = fold(pieces: words(text), columns: columns, later: max(columns - indent, 1))
         return lines.enumerated().map { $0.offset == 0 ? $0.element : pad + $0.element }

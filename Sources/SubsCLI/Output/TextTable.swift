@@ -59,8 +59,9 @@ struct TextTable {
 
     /// Terminals narrower than this get one block per row.
     static let blockLayoutBelow = 60
-    /// The narrowest width laid out; a smaller COLUMNS is taken as this.
-    static let narrowest = 20
+    /// The narrowest width laid out; a smaller COLUMNS is taken as this. Below 19 columns a date
+    /// and its indent no longer fit on one line: only there is a date split (never cut).
+    static let narrowest = 10
     /// `2026-03-01 12:00Z`: a date cell never breaks inside this.
     static let dateWidth = 17
 
@@ -199,19 +200,19 @@ struct TextTable {
             }
             for (label, i) in zip(labels, shown.dropFirst()) where !row[i].text.isEmpty {
                 let valueWidth = width - 2 - labelWidth - 1
-                let value: [String]
-                let indent: Int
-                if valueWidth >= 16 {
-                    value = TextLayout.fold(pieces: pieces(row[i]), columns: valueWidth)
-                    indent = 2 + labelWidth + 1
-                    out += "  " + TextLayout.padded(label, to: labelWidth) + " " + paint(value[0], row[i].style, style) + "\n"
-                } else {
+                if valueWidth < 16 {
                     // Too narrow to put values beside their labels: each value under its label,
                     // indented less when a date would not fit whole otherwise.
-                    indent = width - 4 >= Self.dateWidth ? 4 : 2
-                    value = [""] + TextLayout.fold(pieces: pieces(row[i]), columns: width - indent)
-                    out += "  " + label + "\n"
+                    out += TextLayout.fold(pieces: [label], columns: width - 2).map { "  " + $0 + "\n" }.joined()
+                    let indent = width - 4 >= Self.dateWidth ? 4 : width - 2 >= Self.dateWidth ? 2 : 0
+                    for line in TextLayout.fold(pieces: pieces(row[i]), columns: width - indent) {
+                        out += String(repeating: " ", count: indent) + paint(line, row[i].style, style) + "\n"
+                    }
+                    continue
                 }
+                let value = TextLayout.fold(pieces: pieces(row[i]), columns: valueWidth)
+                let indent = 2 + labelWidth + 1
+                out += "  " + TextLayout.padded(label, to: labelWidth) + " " + paint(value[0], row[i].style, style) + "\n"
                 for line in value.dropFirst() {
                     out += String(repeating: " ", count: indent) + paint(line, row[i].style, style) + "\n"
                 }
