@@ -52,6 +52,36 @@ final class ContractTests: XCTestCase {
         XCTAssertEqual(demo(["renew-count", "-", "--json"], stdin: "").stdout, "[]\n")
     }
 
+    func testFoundCustomersKeepTheirDocumentsWithOtherActiveSourcesAdded() throws {
+        let entitlementKeys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType",
+                               "productId", "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate",
+                               "expirationDate", "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate",
+                               "autoResumeDate", "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
+                               "grantId", "transactions", "otherActiveSources"]
+        let ids = try demoCustomerIds()
+        let all = try XCTUnwrap(JSON.parse(demo(["check", "-", "--json"], stdin: ids.joined(separator: "\n")).stdout).arrayValue)
+        XCTAssertEqual(all.count, ids.count)
+        for document in all {
+            let id = document["customerId"]?.stringValue ?? "?"
+            XCTAssertEqual(document.objectValue?.keys, ["customerId", "requestedId", "requestDate", "aliases", "firstSeen",
+                                                        "attributes", "activeEntitlements", "entitlements"], id)
+            for (name, e) in document["entitlements"]?.objectValue?.members.map({ ($0.key, $0.value) }) ?? [] {
+                XCTAssertEqual(e.objectValue?.keys, entitlementKeys, "\(id).\(name)")
+                let others = e["otherActiveSources"]?.arrayValue ?? []
+                XCTAssertEqual(others.isEmpty, id != "quentin", "\(id).\(name): \(others)")
+                for other in others {
+                    XCTAssertEqual(other.objectValue?.keys, ["productId", "source", "expirationDate", "renewState"])
+                }
+            }
+        }
+        let quentin = try JSON.parse(demo(["check", "quentin", "--json"]).stdout)
+        XCTAssertEqual(quentin["entitlements"]?["premium"]?["otherActiveSources"], .array([.object(JSONObject([
+            ("productId", .string("pro_yearly")), ("source", .string("appstore")),
+            ("expirationDate", .string("2027-01-10T19:25:00Z")), ("renewState", .string("willRenew")),
+        ]))]))
+        XCTAssertEqual(quentin["entitlements"]?["premium"]?["productId"], .string("lifetime"), "the describing source is unchanged")
+    }
+
     func testJSONLinesKeepOneLinePerUserAsked() throws {
         let check = demo(["check", "-", "--format", "jsonl"], stdin: "olivia\nzed\ntrent\n")
         let lines = try check.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }
