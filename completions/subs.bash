@@ -40,6 +40,7 @@ _subs_option_value() {
         --color) _subs_add_words 'auto always never' ;;
         --iaphub-platform) _subs_add_words 'ios android' ;;
         --require|--entitlement) _subs_add_ids entitlements ;;
+        --environment) _subs_add_words 'production sandbox any' ;;
     esac
 }
 
@@ -55,7 +56,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -73,7 +74,7 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
@@ -81,10 +82,10 @@ _subs() {
         if [[ $cur == -* ]]; then
             local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --iaphub-platform --config --help -h --version'
             case $command in
-                check) opts+=" --require --active --allow-projection" ;;
+                check) opts+=" --require --active --allow-projection --environment --wide" ;;
                 grant) opts+=" --duration --until --lifetime --reason --actor --create --dry-run" ;;
                 revoke) opts+=" --reason --actor --dry-run" ;;
-                history) opts+=" --entitlement --since --until --limit" ;;
+                history) opts+=" --entitlement --since --until --limit --wide" ;;
                 "store init") opts+=" --demo" ;;
                 serve) opts+=" --listen --token-file" ;;
             esac

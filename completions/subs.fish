@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --duration --until --reason --actor --entitlement --since --limit --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --listen --token-file
                     set skip 1
                 end
                 continue
@@ -103,6 +103,8 @@ complete -c subs -l version -d 'Show the version'
 complete -c subs -n '__subs_at "check"' -l require -x -a '(__subs_ids entitlements)' -d 'Exit 1 if any listed customer lacks an active ENTITLEMENT'
 complete -c subs -n '__subs_at "check"' -l active -d 'Show only active entitlements'
 complete -c subs -n '__subs_at "check"' -l allow-projection -d 'Let --require gate on a platform\'s record projected to --at'
+complete -c subs -n '__subs_at "check"' -l environment -x -a 'production sandbox any' -d 'Which purchases count: production, sandbox or any; grants always count'
+complete -c subs -n '__subs_at "check"' -l wide -d 'Tables add the id columns (transactions, grants, products)'
 complete -c subs -n '__subs_at "check" 0 -1' -a '(__subs_ids customers)'
 
 # grant
@@ -128,6 +130,7 @@ complete -c subs -n '__subs_at "history"' -l entitlement -x -a '(__subs_ids enti
 complete -c subs -n '__subs_at "history"' -l since -x -a 'now' -d 'Only entries from DATE on'
 complete -c subs -n '__subs_at "history"' -l until -x -a 'now' -d 'Only entries up to DATE'
 complete -c subs -n '__subs_at "history"' -l limit -x -d 'Keep the N most recent entries'
+complete -c subs -n '__subs_at "history"' -l wide -d 'Tables add the id columns (transactions, grants, products)'
 complete -c subs -n '__subs_at "history" 0 0' -a '(__subs_ids customers)'
 
 # renew-count

@@ -81,6 +81,15 @@ private func checkRules(_ record: CustomerRecord, catalog: Catalog, seed: UInt64
         let entries = History.entries(of: record, catalog: catalog, until: t)
         precondition(zip(entries, entries.dropFirst()).allSatisfy { $0.date <= $1.date }, "history out of order")
         precondition(entries.allSatisfy { $0.date <= t }, "history entry after until")
+        // The timeline's "access ended" milestones: in order, never after until, never at a
+        // moment the rules call active.
+        let ends = AccessEnds.of(record, catalog: catalog, until: t)
+        precondition(zip(ends, ends.dropFirst()).allSatisfy { $0.date <= $1.date }, "access ends out of order")
+        for end in ends {
+            precondition(end.date <= t, "access ended after until")
+            precondition(!(infos.first { $0.id == end.entitlement }.map { $0.isActive && end.date == t } ?? false),
+                         "access ended at T while active at T")
+        }
     }
 }
 

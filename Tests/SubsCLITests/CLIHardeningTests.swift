@@ -190,7 +190,7 @@ final class CLIHardeningTests: XCTestCase {
             }
             let tsv = runCLI(["--store", sneaky, "check", raw, "--format", "tsv"])
             assertNothingRaw(tsv.stdout, "tsv \(shown)")
-            XCTAssertTrue(tsv.stdout.contains("\n" + shown + "\tpremium\t"), tsv.stdout)
+            XCTAssertTrue(tsv.stdout.contains("\n" + shown + "\t" + shown + "\tpremium\t"), tsv.stdout)
             let historyTSV = runCLI(["--store", sneaky, "history", raw, "--format", "tsv"])
             assertNothingRaw(historyTSV.stdout, "history tsv \(shown)")
             // JSON is for programs: the data as it is.

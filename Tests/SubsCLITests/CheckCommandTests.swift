@@ -33,7 +33,8 @@ final class CheckCommandTests: XCTestCase {
                                       "lastPurchaseDate", "expirationDate", "gracePeriodExpirationDate",
                                       "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
                                       "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
-                                      "grantId", "transactions"])
+                                      "grantId", "transactions", "otherActiveSources"])
+        XCTAssertEqual(premium["otherActiveSources"], .array([]))
         XCTAssertEqual(premium["state"], .string("active"))
         XCTAssertEqual(premium["renewState"], .string("willRenew"))
         XCTAssertEqual(premium["renewsCount"], .number("1"))
@@ -62,7 +63,8 @@ final class CheckCommandTests: XCTestCase {
         let result = check(["bob"])
         XCTAssertEqual(result.status, .success)
         XCTAssertTrue(result.stdout.contains("ENTITLEMENT"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("gracePeriod"))
+        XCTAssertTrue(result.stdout.contains("grace period  2026-12-11 00:00Z"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("gracePeriod"), "cells in words, not API words")
         XCTAssertTrue(result.stdout.contains(
             "premium: in grace period — billing issue detected 2026-11-25; access ends 2026-12-11 unless payment recovers"),
             result.stdout)
@@ -85,7 +87,17 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(result.status, .notFound)
         XCTAssertEqual(result.stderr, "subs: error: customer 'nobody' not found\n")
         let docs = try XCTUnwrap(JSON.parse(result.stdout).arrayValue)
-        XCTAssertEqual(docs.map { $0["customerId"] }, [.string("alice"), .string("bob")])
+        // One element per USER asked, in order; the missing one says so in the same array.
+        XCTAssertEqual(docs.map { $0["customerId"] }, [.string("alice"), .null, .string("bob")])
+        XCTAssertEqual(docs.map { $0["requestedId"] }, [.string("alice"), .string("nobody"), .string("bob")])
+        XCTAssertEqual(docs[1].objectValue?.keys, ["requestedId", "customerId", "error"])
+        XCTAssertEqual(docs[1]["error"]?["code"], .string("customer_not_found"))
+        XCTAssertEqual(docs[1]["error"]?["message"], .string("customer 'nobody' not found"))
+        // One USER not found: nothing on stdout, the error on stderr.
+        let one = check(["nobody", "--json"])
+        XCTAssertEqual(one.status, .notFound)
+        XCTAssertEqual(one.stdout, "")
+        XCTAssertEqual(one.stderr, "subs: error: customer 'nobody' not found\n")
     }
 
     func testRequireGivesExit1WhenAnyCustomerLacksIt() {
@@ -93,7 +105,8 @@ final class CheckCommandTests: XCTestCase {
         let result = check(["alice", "carol", "--require", "premium", "-q"])
         XCTAssertEqual(result.status, .requirementMissing)
         XCTAssertEqual(result.stdout, "")
-        XCTAssertEqual(result.stderr, "")
+        // The gate names who failed it and why, so a CI log answers "which one?".
+        XCTAssertEqual(result.stderr, "subs: 'carol' lacks 'premium': cancelled on 2026-09-10, expired on 2026-10-01\n")
         // not found (3) outranks a missing entitlement (1)
         XCTAssertEqual(check(["carol", "nobody", "--require", "premium", "-q"]).status, .notFound)
         // grace period counts as active
@@ -134,7 +147,7 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(result.status, .success, result.stderr)
         let lines = result.stdout.split(separator: "\n")
         XCTAssertEqual(lines.first?.split(separator: "\t").first, "customerId")
-        XCTAssertTrue(lines[1].hasPrefix("evil\\x1b[31m\tpremium\ttrue\tactive"), String(lines[1]))
+        XCTAssertTrue(lines[1].hasPrefix("evil\\x1b[31m\tevil\\x1b[31m\tpremium\ttrue\tactive"), String(lines[1]))
         XCTAssertFalse(result.stdout.contains("\u{1b}"))
     }
 
@@ -174,12 +187,14 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(before["entitlements"], .object(JSONObject()), "nothing existed yet")
     }
 
-    func testTableIsCutToTheTerminalWidthOnlyOnATerminal() {
-        let narrow = check(["alice", "--no-color"], terminal: true, env: ["COLUMNS": "80"]).stdout
-        XCTAssertTrue(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 }, narrow)
-        XCTAssertTrue(narrow.contains("…"))
-        let piped = check(["alice"], env: ["COLUMNS": "60"]).stdout
+    func testTableFitsTheTerminalWithoutCuttingOnlyOnATerminal() {
+        let narrow = check(["alice", "--no-color"], terminal: true, env: ["COLUMNS": "60"]).stdout
+        XCTAssertTrue(narrow.split(separator: "\n").allSatisfy { $0.count <= 60 }, narrow)
+        XCTAssertFalse(narrow.contains("…"), "nothing is cut")
+        XCTAssertTrue(narrow.contains("2026-12-15 09:00Z"), narrow)
+        let piped = check(["alice", "--at", "2026-11-20"], env: ["COLUMNS": "30"]).stdout
         XCTAssertFalse(piped.contains("…"))
+        XCTAssertTrue(piped.contains("premium      active, renews  2026-12-15 09:00Z  pro_monthly (App Store)\n"), piped)
     }
 
     func testQuietPrintsNothing() {

@@ -56,6 +56,20 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(ids, [.string("alice"), .string("carol")])
     }
 
+    func testAScriptReadsOneShapeAndTheGateSaysWhoFailed() throws {
+        let subs = Binary.url.path
+        // The same jq filter reads found customers whatever the batch holds.
+        let joined = try shell("printf 'alice\\nzed\\nbob\\n' | '\(subs)' --store '\(small)' check - --json "
+                               + "| jq -r '.[] | .requestedId + \" \" + (.customerId // \"-\") + \" \" + (.error.code // \"ok\")'")
+        XCTAssertEqual(joined.stdout, "alice alice ok\nzed - customer_not_found\nbob bob ok\n", joined.stderr)
+        let gate = try Binary.run(["--store", small, "check", "-", "--require", "premium", "-q"], stdin: "alice\nbob\n")
+        XCTAssertEqual(gate.status.rawValue, 1)
+        XCTAssertTrue(gate.stderr.hasPrefix("subs: 'bob' lacks 'premium': "), gate.stderr)
+        let counts = try Binary.run(["--store", small, "renew-count", "-", "premium", "--format", "tsv"], stdin: "alice\nzed\n")
+        XCTAssertEqual(counts.status.rawValue, 3)
+        XCTAssertEqual(counts.stdout, "customerId\trequestedId\tentitlement\trenewsCount\terror\nalice\talice\tpremium\t1\t\n\tzed\t\t\tcustomer_not_found\n")
+    }
+
     func testStoreFromAPipe() throws {
         let result = try shell("'\(Binary.url.path)' --store <(cat '\(small)') check alice --json | jq -r .customerId")
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -55,7 +55,7 @@ final class HelpTests: XCTestCase {
     func testSectionsComeInSwiftArgumentParserOrder() {
         let text = HelpRenderer.help(for: .check, columns: 80)
         let order = ["OVERVIEW: ", "\nUSAGE: subs check [options] USER...\n", "\nARGUMENTS:\n", "\nOPTIONS:\n",
-                     "\nGLOBAL OPTIONS:\n", "\nEXAMPLES:\n", "\nSee 'subs help <command>' for more.\n"]
+                     "\nEXIT STATUS:\n", "\nEXAMPLES:\n", "\nSee 'subs help <command>' for more.\n"]
         var last = text.startIndex
         for heading in order {
             guard let range = text.range(of: heading, range: last..<text.endIndex) else {
@@ -68,6 +68,28 @@ final class HelpTests: XCTestCase {
         XCTAssertTrue(overview.contains("\nCOMMANDS:\n  check "), overview)
         XCTAssertTrue(overview.contains("\n  store init "), overview)
         XCTAssertTrue(overview.hasSuffix("\nSee 'subs help <command>' for more.\n"))
+    }
+
+    func testCommandHelpListsItsOptionsExitStatusesAndExamplesAndTheGlobalOptionsOnlyOnce() {
+        for spec in CommandLineSpec.visibleCommands {
+            let text = HelpRenderer.help(for: spec.name, columns: 100)
+            let name = spec.name.rawValue
+            XCTAssertTrue(text.contains("\nEXIT STATUS:\n  0 "), "\(name): \(text)")
+            XCTAssertTrue(text.contains("\nEXAMPLES:\n  ") && text.contains("subs \(name)"), "\(name) has an example")
+            XCTAssertFalse(text.contains("GLOBAL OPTIONS"), name)
+            for option in CommandLineSpec.globalOptions where option.long != "help" {
+                XCTAssertFalse(text.contains("\n  " + option.label + " "), "\(name) repeats the global --\(option.long)")
+            }
+            XCTAssertTrue(text.contains("'subs help' lists them"), name)
+        }
+        let check = HelpRenderer.help(for: .check, columns: 100)
+        for status in ["\n  1       --require: a customer lacks an active ENTITLEMENT", "\n  3       A customer not found",
+                       "\n  64      Usage error; or something this provider or API version does not offer"] {
+            XCTAssertTrue(check.contains(status), status)
+        }
+        let overview = HelpRenderer.help(for: nil, columns: 100)
+        XCTAssertTrue(overview.contains("\n  69      Remote unreachable: worth retrying later.\n"), overview)
+        XCTAssertTrue(overview.contains("\n  --store PATH "), overview)
     }
 
     func testLinesFitTheTerminalWidth() {

@@ -43,9 +43,9 @@ final class HistoryAndRenewCountTests: XCTestCase {
 
     func testHistoryOfGrantsAndTable() {
         let out = run(["history", "dave"]).stdout
-        XCTAssertTrue(out.contains("DATE"), out)
-        XCTAssertTrue(out.contains("granted"), out)
-        XCTAssertTrue(out.contains("grantedBy=dana"), out)
+        XCTAssertTrue(out.hasPrefix("DATE               ENTITLEMENT  WHAT HAPPENED\n"), out)
+        XCTAssertTrue(out.contains("2026-11-01 00:00Z  premium      Granted premium until 2027-01-01 by dana: goodwill\n"), out)
+        XCTAssertFalse(out.contains("grantedBy="), "a timeline, not a key=value dump")
     }
 
     func testHistoryUnknownCustomerIsExit3() {

@@ -173,8 +173,9 @@ final class IAPHUBTests: IAPHUBTestCase {
         let keys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
                     "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
                     "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions"]
-        var all: [String: JSONValue] = ["id": .string(id), "isSandbox": .bool(false), "transactions": .array([])]
+                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions", "otherActiveSources"]
+        var all: [String: JSONValue] = ["id": .string(id), "isSandbox": .bool(false), "transactions": .array([]),
+                                        "otherActiveSources": .array([])]
         all.merge(fields) { $1 }
         for key in all.keys where !keys.contains(key) { XCTFail("unknown key \(key) in the expectation") }
         return .object(JSONObject(keys.map { ($0, all[$0] ?? .null) }))
@@ -213,7 +214,7 @@ final class IAPHUBTests: IAPHUBTestCase {
             "grantType": .string("familySharing"), "productId": .string("pro_monthly"),
             "lastPurchaseDate": .string("2026-10-25T08:30:00Z"), "expirationDate": .string("2026-12-09T08:30:00Z")]])
         XCTAssertTrue(iaphub(["check", "grace-family"]).stdout.contains(
-            "premium: in grace period — a renewal payment failed; access ends 2026-12-09 unless payment recovers\n"))
+            "premium: in grace period — a renewal payment failed; access ends 2026-12-09 unless payment recovers; shared through family sharing\n"))
         XCTAssertEqual(iaphub(["check", "grace-family", "--require", "premium", "-q"]).status, .success)
     }
 
@@ -246,7 +247,7 @@ final class IAPHUBTests: IAPHUBTestCase {
             "lastPurchaseDate": .string("2026-11-28T15:45:12Z"), "expirationDate": .string("2026-12-05T15:45:12Z"),
             "lastActivatedOfferCode": .string("SPRING26")]])
         XCTAssertTrue(iaphub(["check", "promo-trial-cancelled"]).stdout.contains(
-            "premium: cancelled (auto-renew off), active until 2026-12-05\n"))
+            "premium: cancelled (auto-renew off), active until 2026-12-05; offer code SPRING26\n"))
     }
 
     func testALifetimeNonConsumableIsKeyedByItsSku() throws {
@@ -353,7 +354,7 @@ final class IAPHUBTests: IAPHUBTestCase {
         XCTAssertEqual(result.status, .notFound)
         XCTAssertEqual(result.stderr, "subs: error: customer 'nobody' not found\n")
         let docs = try JSON.parse(result.stdout).arrayValue ?? []
-        XCTAssertEqual(docs.map { $0["customerId"] }, [.string("retry"), .string("lifetime")])
+        XCTAssertEqual(docs.map { $0["customerId"] }, [.string("retry"), .null, .string("lifetime")])
     }
 
     func testMissingRemoteIsAUsageErrorSayingWhy() {
@@ -367,18 +368,19 @@ final class IAPHUBTests: IAPHUBTestCase {
         XCTAssertEqual(fromEnvironment.status, .usage)
     }
 
-    func testWhatIAPHUBDoesNotOfferIsExit69WithASentenceAndNoRequest() {
+    func testWhatIAPHUBDoesNotOfferIsExit64WithASentenceAndNoRequest() {
         let cases: [([String], String)] = [
             (["grant", "alice", "premium", "--duration", "P1M"], "grant or revoke"),
             (["grant", "alice", "premium", "--lifetime"], "grant or revoke"),
             (["revoke", "alice", "premium"], "grant or revoke"),
-            (["history", "alice"], "no history"),
-            (["renew-count", "alice"], "renewal counts"),
-            (["renew-count", "alice", "premium"], "renewal counts"),
+            (["history", "alice"], "no history (only the products active now); a subs store (--store, or --remote to subs serve) has one"),
+            (["renew-count", "alice"], "renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
+            (["renew-count", "alice", "premium"], "renewal counts; a subs store"),
         ]
         for (args, words) in cases {
             let result = iaphub(args)
-            XCTAssertEqual(result.status, .unavailable, args.joined(separator: " "))
+            // 64, never 69: a script that retries on 69 ("unreachable") would retry this forever.
+            XCTAssertEqual(result.status, .usage, args.joined(separator: " "))
             XCTAssertTrue(result.stderr.hasPrefix("subs: error: IAPHUB") && result.stderr.contains(words), result.stderr)
             XCTAssertEqual(result.stderr.filter { $0 == "\n" }.count, 1, result.stderr)
         }

@@ -261,11 +261,11 @@ final class ParserTests: XCTestCase {
 
     func testDatesAreCheckedWithTheAcceptedFormsInTheMessage() throws {
         XCTAssertEqual(usageError(["check", "alice", "--at", "yesterday"])?.message,
-                       "option '--at': 'yesterday' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)")
+                       "option '--at': 'yesterday' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 or now)")
         XCTAssertEqual(usageError(["history", "a", "--since", "2026-02-30"])?.message,
-                       "option '--since': '2026-02-30' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)")
+                       "option '--since': '2026-02-30' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 or now)")
         XCTAssertEqual(usageError(["grant", "a", "p", "--until", "01/03/2026"])?.message,
-                       "option '--until': '01/03/2026' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01 or now)")
+                       "option '--until': '01/03/2026' is not a date (use 2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 or now)")
         for good in ["2026-03-01T12:00:00Z", "2026-03-01T12:00:00.5+02:00", "2026-03-01", "now"] {
             XCTAssertNotNil(try invocation(["history", "a", "--until", good]).instant(O.historyUntil), good)
         }

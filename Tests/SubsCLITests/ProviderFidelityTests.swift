@@ -34,7 +34,7 @@ final class RevenueCatFidelityTests: RevenueCatTestCase {
         let table = run(["check", "pete"])
         XCTAssertEqual(table.status, .success, table.stderr)
         XCTAssertTrue(table.stdout.contains("premium: prepaid plan, ends 2026-12-20; it does not renew by itself\n"), table.stdout)
-        XCTAssertTrue(table.stdout.contains("nonRenewable"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("active, won't renew"), table.stdout)
         // Once over, the sentence still says why it stopped.
         let after = run(["check", "pete", "--at", "2026-12-21"])
         XCTAssertTrue(after.stdout.contains("premium: prepaid plan, ended on 2026-12-20; it does not renew by itself\n"), after.stdout)

@@ -31,8 +31,9 @@ final class QonversionCheckTests: XCTestCase {
         let keys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
                     "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
                     "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions"]
-        let defaults: [String: JSONValue] = ["isSandbox": .bool(false), "transactions": .array([])]
+                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions", "otherActiveSources"]
+        let defaults: [String: JSONValue] = ["isSandbox": .bool(false), "transactions": .array([]),
+                                             "otherActiveSources": .array([])]
         return .object(JSONObject(keys.map { ($0, given[$0] ?? defaults[$0] ?? .null) }))
     }
 
@@ -162,7 +163,7 @@ final class QonversionCheckTests: XCTestCase {
         let mixed = run(["check", "ghost", "alice", "QON_nobody", "QON_intro", "--json"])
         XCTAssertEqual(mixed.status, .notFound)
         let docs = try XCTUnwrap(JSON.parse(mixed.stdout).arrayValue)
-        XCTAssertEqual(docs.map { $0["customerId"] }, [s("alice"), s("QON_intro")])
+        XCTAssertEqual(docs.map { $0["customerId"] }, [.null, s("alice"), .null, s("QON_intro")])
         XCTAssertEqual(mixed.stderr.components(separatedBy: "not found").count - 1, 2, mixed.stderr)
         XCTAssertEqual(run(["check", "alice", "--require", "plus", "-q"]).status, .success)
         XCTAssertEqual(run(["check", "QON_billing-lapsed", "--require", "plus", "-q"]).status, .requirementMissing)

@@ -1,6 +1,6 @@
 // `--provider qonversion grant` / `revoke`: POST {"id", "expires"} in epoch seconds and DELETE,
 // with the secret key; what v3 cannot do (lifetime, dry run, batches, history, renewal counts)
-// is exit 69 with a sentence, and nothing is sent.
+// is exit 64 with a sentence naming what can, and nothing is sent.
 
 import XCTest
 import Foundation
@@ -151,21 +151,21 @@ final class QonversionWriteTests: XCTestCase {
         XCTAssertFalse(unknown.stderr.contains("sk_wr0ng"))
     }
 
-    func testWhatV3CannotDoIsExit69WithASentenceAndNothingSent() {
+    func testWhatV3CannotDoIsExit64WithASentenceAndNothingSent() {
         let cases: [([String], String)] = [
             (["grant", "alice", "beta", "--lifetime"], "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"),
             (["grant", "alice", "beta", "--duration", "P1D", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["revoke", "alice", "beta", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["grant", "alice", "bob", "beta", "--duration", "P1D"],
              "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; name one USER per grant or revoke"),
-            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so subs cannot show a history"),
-            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts"),
-            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts"),
+            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so it cannot give a history; a subs store (--store, or --remote to subs serve) can"),
+            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
+            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
         ]
         for (args, sentence) in cases {
             api.forget()
             let result = run(args)
-            XCTAssertEqual(result.status, .unavailable, "\(args): \(result.stderr)")
+            XCTAssertEqual(result.status, .usage, "\(args): \(result.stderr)")
             XCTAssertEqual(result.stderr, "subs: error: \(sentence)\n", "\(args)")
             XCTAssertEqual(result.stdout, "")
             XCTAssertEqual(api.seen.filter { $0.method != "GET" }.count, 0, "\(args): nothing written")

@@ -102,10 +102,10 @@ final class RemoteWriteParityTests: XCTestCase {
     func testWhatTheServerCannotDoIsRefusedInOneLineAndNothingIsSent() throws {
         let before = requests.value
         let dry = remote(["grant", "trent", "premium", "--duration", "P1D", "--dry-run"])
-        XCTAssertEqual(dry.status, .unavailable)
+        XCTAssertEqual(dry.status, .usage)
         XCTAssertEqual(dry.stderr, "subs: error: the subs REST API has no dry run: nothing was sent (run the dry run against the store itself)\n")
         let batch = remote(["grant", "trent", "alice", "premium", "--duration", "P1D"])
-        XCTAssertEqual(batch.status, .unavailable)
+        XCTAssertEqual(batch.status, .usage)
         XCTAssertEqual(batch.stderr.filter { $0 == "\n" }.count, 1, batch.stderr)
         XCTAssertEqual(requests.value, before, "nothing sent")
         XCTAssertEqual(DemoStore.json, try String(contentsOfFile: served, encoding: .utf8))

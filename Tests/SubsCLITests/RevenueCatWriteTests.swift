@@ -1,5 +1,5 @@
 // Provider `revenuecat`: grant and revoke round trips (promotional entitlements), history from
-// what v1 exposes, --at as a projection, what v1 cannot do (exit 69), cache and --offline, and
+// what v1 exposes, --at as a projection, what v1 cannot do (exit 64), cache and --offline, and
 // the default base URL when --remote is absent.
 
 import XCTest
@@ -100,14 +100,14 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
         XCTAssertEqual(revoke.stderr, "subs: note: carl keeps premium through a purchase (pro_monthly_play)\n")
     }
 
-    func testWritesThatV1CannotDoAreExit69AndSendNothing() {
+    func testWritesThatV1CannotDoAreExit64AndSendNothing() {
         for (args, why) in [
             (["grant", "tina", "gold", "--duration", "P1D", "--dry-run"], "RevenueCat's API v1 has no dry run; nothing was sent"),
             (["grant", "tina", "carl", "gold", "--duration", "P1D"], "RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)"),
             (["revoke", "tina", "carl", "gold"], "RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)"),
         ] {
             let result = run(args)
-            XCTAssertEqual(result.status, .unavailable, "\(args)")
+            XCTAssertEqual(result.status, .usage, "\(args)")
             XCTAssertEqual(result.stderr, "subs: error: \(why)\n", "\(args)")
         }
         XCTAssertEqual(rc.requestCount, 0)
@@ -116,8 +116,9 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
     func testRenewCountIsNotOfferedWithASentence() {
         for args in [["renew-count", "tina"], ["renew-count", "tina", "premium"]] {
             let result = run(args)
-            XCTAssertEqual(result.status, .unavailable)
-            XCTAssertEqual(result.stderr, "subs: error: RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list\n")
+            XCTAssertEqual(result.status, .usage)
+            XCTAssertEqual(result.stderr, "subs: error: RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; "
+                           + "a subs store (--store, or --remote to subs serve) counts renewals\n")
         }
         XCTAssertEqual(rc.requestCount, 0)
     }

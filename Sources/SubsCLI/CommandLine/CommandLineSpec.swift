@@ -65,6 +65,10 @@ public enum CommandLineSpec {
         static let active = OptionSpec("active", help: "Show only active entitlements")
         static let allowProjection = OptionSpec("allow-projection",
                                                 help: "Let --require gate on a platform's record projected to --at")
+        static let environment = OptionSpec("environment", kind: .choice(EnvironmentFilter.allCases.map(\.rawValue)),
+                                            valueName: "ENV", defaultValue: "any",
+                                            help: "Which purchases count: production, sandbox or any; grants always count")
+        static let wide = OptionSpec("wide", help: "Tables add the id columns (transactions, grants, products)")
         static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
                                          help: "Grant for DURATION from now (P7D, P3M, P1Y)")
         static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
@@ -94,7 +98,7 @@ public enum CommandLineSpec {
                         + "evaluation time, and why it is in its state. A customer without any "
                         + "entitlement is found (exit 0); an unknown customer is exit 3.",
                     arguments: [user],
-                    options: [Options.require, Options.active, Options.allowProjection],
+                    options: [Options.require, Options.active, Options.allowProjection, Options.environment, Options.wide],
                     examples: [
                         Example("subs check alice", "Why has alice lost premium?"),
                         Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),
@@ -122,16 +126,20 @@ public enum CommandLineSpec {
                     examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
                                        "Take back alice's manual premium")]),
         CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
-                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias")],
-                    options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit],
-                    examples: [Example("subs history alice --since 2026-01-01 --format jsonl",
+                    arguments: [ArgumentSpec("USER", kind: .customer,
+                                             help: "A customer id or alias; '-' reads ids from standard input")],
+                    options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit, Options.wide],
+                    examples: [Example("subs history erin", "Why erin lost access: the timeline, with when access ended"),
+                               Example("subs history alice --since 2026-01-01 --format jsonl",
                                        "This year's events, one JSON object per line")]),
         CommandSpec(.renewCount, abstract: "Show how many times subscriptions renewed",
                     discussion: "With ENTITLEMENT, the table format prints the bare number.",
-                    arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias"),
+                    arguments: [ArgumentSpec("USER", kind: .customer,
+                                             help: "A customer id or alias; '-' reads ids from standard input"),
                                 ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional,
                                              help: "Only this entitlement")],
-                    examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium")]),
+                    examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium"),
+                               Example("subs renew-count - premium < ids.txt", "Renewals of premium for every id in ids.txt")]),
         CommandSpec(.storeInit, abstract: "Create a new store at the store path",
                     options: [Options.demo],
                     examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),
@@ -152,7 +160,8 @@ public enum CommandLineSpec {
                     examples: [Example("source <(subs completion bash)", "Completion in the current bash")]),
         CommandSpec(.help, abstract: "Show help; same as COMMAND --help",
                     arguments: [ArgumentSpec("COMMAND", kind: .command, arity: .optional,
-                                             help: "The command to describe")]),
+                                             help: "The command to describe")],
+                    examples: [Example("subs help check", "check's options, exit statuses and examples")]),
         CommandSpec(.complete, abstract: "List customer or entitlement ids for shell completion",
                     arguments: [ArgumentSpec("KIND", kind: .choice(["customers", "entitlements"]),
                                              help: "What to list"),

@@ -1,5 +1,7 @@
 // Help text from CommandLineSpec, in swift-argument-parser's shape: OVERVIEW, USAGE, ARGUMENTS,
 // OPTIONS, COMMANDS, then a pointer to per-command help; two-space indent, wrapped to the terminal.
+// A command's help lists its own options, its exit statuses and examples; the global options
+// are listed once, in `subs help`.
 
 public enum HelpRenderer {
     /// Where help sentences start; longer labels put their sentence on the next line.
@@ -19,8 +21,9 @@ public enum HelpRenderer {
         }
         let helpOption = CommandLineSpec.globalOption(named: "help").map { [$0] } ?? []
         out += "OPTIONS:\n" + optionRows(spec.options.filter { !$0.hidden } + helpOption, columns: columns) + "\n"
-        let globals = CommandLineSpec.globalOptions.filter { !$0.hidden && $0.long != "help" && $0.long != "version" }
-        out += "GLOBAL OPTIONS:\n" + optionRows(globals, columns: columns) + "\n"
+        out += wrap("The global options (--store, --remote, --format, --json, --at, --quiet, …) work with every "
+                    + "command; 'subs help' lists them.", indent: 2, columns: columns) + "\n"
+        out += "EXIT STATUS:\n" + exitRows(ExitStatusHelp.lines(for: command), columns: columns) + "\n"
         if !spec.examples.isEmpty {
             out += "EXAMPLES:\n"
             for example in spec.examples {
@@ -67,12 +70,34 @@ public enum HelpRenderer {
         out += CommandLineSpec.visibleCommands.map {
             row($0.name.rawValue, sentence($0.abstract), columns: columns)
         }.joined()
+        out += "\nEXIT STATUS:\n" + exitRows(overviewExitStatuses, columns: columns)
         return out + "\n" + footer
     }
 
     /// `USAGE: subs …`, continued lines aligned under the command.
     static func usage(_ line: String, columns: Int) -> String {
         "USAGE: " + wrap(line, indent: 7, columns: columns).dropFirst(7)
+    }
+
+    /// SPEC section 1's table, one line each; man subs says more.
+    static let overviewExitStatuses: [(String, String)] = [
+        ("0", "Success"), ("1", "check --require: a customer lacks a required entitlement"),
+        ("3", "Not found: a customer, an entitlement, a manual grant to revoke"),
+        ("64", "Usage error, or an operation the provider or API version does not offer (the message names what does)"),
+        ("65", "Invalid store or input"), ("66", "No store, or it cannot be read"),
+        ("69", "Remote unreachable: worth retrying later"), ("70", "Internal error"),
+        ("73", "Cannot write the store (left unchanged)"), ("74", "Cannot write the output"),
+        ("75", "Store lock busy, or rate limited after retries"), ("76", "Remote protocol error"),
+        ("77", "Permission denied (HTTP 401/403, a file)"), ("78", "Configuration error"), ("130", "Interrupted"),
+    ]
+
+    /// `  64      Usage error…`: status codes are short, so their sentences start at column 10.
+    static func exitRows(_ statuses: [(String, String)], columns: Int) -> String {
+        statuses.map { code, meaning in
+            let label = "  " + code
+            return label + String(repeating: " ", count: max(1, 10 - label.count))
+                + wrap(sentence(meaning), indent: 10, columns: columns).dropFirst(10)
+        }.joined()
     }
 
     static func optionRows(_ options: [OptionSpec], columns: Int) -> String {

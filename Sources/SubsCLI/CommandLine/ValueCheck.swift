@@ -10,7 +10,7 @@ struct ValueProblem: Error, Equatable {
 }
 
 enum ValueCheck {
-    static let dateForms = "use 2026-03-01T12:00:00Z, 2026-03-01 or now"
+    static let dateForms = "use 2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 or now"
     static let durationForms = "use ISO 8601: P7D, P2W, P3M, P1Y, PT12H"
 
     /// The typed value of `text` as `kind`; throws a ValueProblem when it is not acceptable.

@@ -37,6 +37,12 @@ public enum Commands {
         case let failure as CommandFailure:
             return (failure.code, failure.message)
         case let store as StoreError:
+            if case .missing(let path) = store {
+                // A newcomer's first run: say how to point subs at a store, or get one to try.
+                return (.noInput, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
+                            + "'subs store init', or try the demo customers: 'subs store init --demo' "
+                            + "(the same store as examples/store.json)")
+            }
             return (exitCode(for: store), store.description)
         case let change as ChangeError:
             if case .expirationNotInFuture = change { return (.usage, change.description) }
@@ -44,7 +50,9 @@ public enum Commands {
         case let usage as UsageError:
             return (.usage, usage.message)
         case let notOffered as NotOffered:
-            return (.unavailable, notOffered.reason)
+            // What the provider or API version cannot do is a usage error, never 69: a script
+            // that retries on 69 ("unreachable, try later") would retry it forever.
+            return (.usage, notOffered.reason)
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
         case let refusal as SubsAPIError:
@@ -71,8 +79,8 @@ public enum Commands {
         case .protocolError: return .protocolError
         case .unauthorized: return .permissionDenied
         case .notFound: return .notFound
-        case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .cache: return .configError
-        case .apiKeyUnreadable: return .permissionDenied
+        case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
+        case .apiKeyPermissionDenied: return .permissionDenied
         }
     }
 
@@ -135,7 +143,25 @@ public enum Commands {
     }
 
     static func style(_ invocation: Invocation, _ context: Context) -> OutputStyle {
-        OutputStyle(invocation.global, context: context)
+        var style = OutputStyle(invocation.global, context: context)
+        style.wide = invocation.flag(CommandLineSpec.Options.wide)
+        return style
+    }
+
+    /// `--at`, when it names another instant than now: tables then say at which instant they judged.
+    static func judgedAt(_ invocation: Invocation, _ context: Context) -> Instant? {
+        invocation.global.at.flatMap { $0 == context.clock.now() ? nil : $0 }
+    }
+
+    /// An entitlement no product unlocks is a typo, not a customer without it: exit 3, with the
+    /// nearest known id as a suggestion. The same check serves every command that names one.
+    static func checkEntitlementExists(_ entitlement: String, known: Set<String>) throws {
+        guard !known.contains(entitlement) else { return }
+        var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
+        if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {
+            message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
+        }
+        throw CommandFailure(.notFound, message)
     }
 }
 

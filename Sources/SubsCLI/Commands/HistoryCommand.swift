@@ -1,4 +1,4 @@
-// `subs history USER`: everything that happened to a customer, oldest first.
+// `subs history USER...`: everything that happened to a customer, oldest first.
 
 import SubsJSON
 import SubsKit
@@ -8,72 +8,51 @@ enum HistoryCommand {
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let users = try Commands.users(invocation.positionals, context)
-        guard users.count == 1, let id = users.first else {
-            throw UsageError("history takes exactly one USER", command: .history)
-        }
         let source = try Commands.source(invocation, context)
         try source.require(.history)
-        guard let answer = try source.history(of: id, at: invocation.global.at,
-                                              until: invocation.instant(Options.historyUntil)) else {
-            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
-        }
-        Commands.say(answer.notes, context)
-        Commands.warn(answer.warnings, context)
-        var entries = answer.entries
-        if let since = invocation.instant(Options.since) { entries = entries.filter { $0.date >= since } }
-        if let entitlement = invocation.text(Options.entitlement) {
-            entries = entries.filter { $0.entitlements.contains(entitlement) }
-        }
-        if let limit = invocation.count(Options.limit), entries.count > limit {
-            entries = Array(entries.suffix(limit))
-        }
-        guard !invocation.global.quiet else { return .success }
-        let style = Commands.style(invocation, context)
-        let result = HistoryResult(customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate,
-                                   entries: entries)
-        context.writeOut(try Output.render(result, style: style))
-        return .success
-    }
-}
+        let entitlement = invocation.text(Options.entitlement)
+        let since = invocation.instant(Options.since)
+        let limit = invocation.count(Options.limit)
 
-/// A customer's history, in every format (jsonl: one entry per line).
-struct HistoryResult: CommandResult {
-    var customerId: String
-    var requestedId: String
-    var requestDate: Instant
-    var entries: [HistoryEntry]
-
-    var json: JSONOutput {
-        .document(Documents.history(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
-                                    entries: entries))
-    }
-
-    var jsonLines: [JSONValue] { entries.map(Documents.historyEntry) }
-
-    var tsv: TextTable {
-        TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: entries.map { e in
-            [ISODate.format(e.date), e.kind.rawValue, e.type, e.entitlements.joined(separator: ","),
-             Self.details(e, style: nil)].map { Cell($0) }
-        })
-    }
-
-    func table(_ style: OutputStyle) -> String {
-        if entries.isEmpty { return "\(Terminal.escape(customerId)): no history\n" }
-        let rows = entries.map { e in
-            [Cell(style.date(e.date)), Cell(e.kind.rawValue), Cell(e.type, e.kind == .refund || e.type == "revoked" ? .red : nil),
-             Cell(e.entitlements.joined(separator: ",")), Cell(Self.details(e, style: style))]
-        }
-        return TextTable(headers: ["date", "kind", "type", "entitlements", "details"], rows: rows).render(style)
-    }
-
-    /// `key=value` for the entry's non-empty fields.
-    private static func details(_ entry: HistoryEntry, style: OutputStyle?) -> String {
-        entry.fields.compactMap { field -> String? in
-            switch field.value {
-            case .string(let s?): return "\(field.key)=\(s)"
-            case .date(let d?): return "\(field.key)=\(style.map { _ in ISODate.formatShort(d) } ?? ISODate.format(d))"
-            default: return nil
+        var status = ExitCode.success
+        var histories: [Asked<CustomerHistory>] = []
+        for id in users {
+            guard let answer = try source.history(of: id, at: invocation.global.at,
+                                                  until: invocation.instant(Options.historyUntil)) else {
+                let missing = Missing.customer(id)
+                status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
+                histories.append(.missing(missing))
+                continue
             }
-        }.joined(separator: " ")
+            Commands.say(answer.notes, context)
+            // A typo in --entitlement is an error with a did-you-mean, not an empty history.
+            if let entitlement, let known = answer.knownEntitlements {
+                try Commands.checkEntitlementExists(entitlement, known: known)
+            }
+            var entries = answer.entries
+            var ends = answer.accessEnds
+            if let since {
+                entries = entries.filter { $0.date >= since }
+                ends = ends.filter { $0.date >= since }
+            }
+            if let entitlement {
+                entries = entries.filter { $0.entitlements.contains(entitlement) }
+                ends = ends.filter { $0.entitlement == entitlement }
+            }
+            if let limit, entries.count > limit {
+                entries = Array(entries.suffix(limit))
+                // Milestones inside the kept stretch of time only.
+                let from = entries.first?.date
+                ends = ends.filter { end in from.map { end.date >= $0 } ?? false }
+            }
+            histories.append(.found(CustomerHistory(
+                customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate, entries: entries,
+                accessEnds: ends, timeline: Timeline(answer.entries, catalog: answer.catalog))))
+        }
+        guard !invocation.global.quiet else { return status }
+        let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
+                                   judgedAt: Commands.judgedAt(invocation, context))
+        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        return status
     }
 }

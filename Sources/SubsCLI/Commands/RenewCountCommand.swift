@@ -1,65 +1,111 @@
-// `subs renew-count USER [ENTITLEMENT]`: how many times the subscriptions renewed.
+// `subs renew-count USER [ENTITLEMENT]`: how many times the subscriptions renewed. USER `-`
+// reads the ids from standard input.
 
+import SubsJSON
 import SubsKit
 
 enum RenewCountCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
-        guard let id = invocation.positionals.first else {
+        guard let user = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)
         }
+        let wanted = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
+        let users = try Commands.users([user], context)
         let source = try Commands.source(invocation, context)
         try source.require(.renewalCounts)
-        let answer = try source.statuses(of: [id], at: invocation.global.at)
-        guard let customer = answer.statuses.first ?? nil else {
-            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
-        }
+        let answer = try source.statuses(of: users, at: invocation.global.at)
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
-        let record = customer.record, at = answer.requestDate, entitlements = customer.entitlements
-        var shown = entitlements
-        if invocation.positionals.count > 1 {
-            let wanted = invocation.positionals[1]
-            guard let e = entitlements.first(where: { $0.id == wanted }) else {
-                throw CommandFailure(.notFound, "customer \(Terminal.quoted(record.id, escaping: false)) never had entitlement \(Terminal.quoted(wanted, escaping: false))")
+        if let wanted, let known = answer.knownEntitlements { try Commands.checkEntitlementExists(wanted, known: known) }
+
+        var status = ExitCode.success
+        var counts: [Asked<RenewCounts>] = []
+        for (id, customer) in zip(users, answer.statuses) {
+            var shown = customer?.entitlements ?? []
+            var missing: Missing?
+            if let customer {
+                if let wanted {
+                    if let e = customer.entitlements.first(where: { $0.id == wanted }) {
+                        shown = [e]
+                    } else {
+                        missing = Missing(requestedId: id, customerId: customer.record.id, code: "entitlement_not_found",
+                                          message: "customer \(Terminal.quoted(customer.record.id, escaping: false)) never had entitlement \(Terminal.quoted(wanted, escaping: false))")
+                    }
+                }
+            } else {
+                missing = Missing.customer(id)
             }
-            shown = [e]
+            if let missing {
+                status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
+                counts.append(.missing(missing))
+            } else if let customer {
+                counts.append(.found(RenewCounts(customerId: customer.record.id, requestedId: id,
+                                                 requestDate: answer.requestDate, entitlements: shown)))
+            }
         }
-        guard !invocation.global.quiet else { return .success }
-        let result = RenewCountResult(customerId: record.id, requestedId: id, requestDate: at, entitlements: shown,
-                                      one: invocation.positionals.count > 1)
+        guard !invocation.global.quiet else { return status }
+        let result = RenewCountResult(counts: counts, entitlement: wanted, asArray: user == "-")
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
-        return .success
+        return status
     }
 }
 
-/// Renewal counts, in every format: with ENTITLEMENT (`one`) the table is the bare number.
-struct RenewCountResult: CommandResult {
+struct RenewCounts {
     var customerId: String
     var requestedId: String
     var requestDate: Instant
     var entitlements: [EntitlementInfo]
-    var one: Bool
+}
+
+/// Renewal counts, in every format: one USER with ENTITLEMENT prints the bare number as its
+/// table (`n=$(subs renew-count alice premium)`); several (`-`) a table with the customer.
+struct RenewCountResult: CommandResult {
+    var counts: [Asked<RenewCounts>]
+    var entitlement: String?
+    var asArray: Bool
 
     var json: JSONOutput {
-        if one, let e = entitlements.first {
-            return .document(Documents.renewCount(customerId: customerId, requestedId: requestedId,
-                                                  requestDate: requestDate, entitlement: e.id, count: e.renewsCount))
+        let documents = counts.map { asked -> JSONValue in
+            switch asked {
+            case .missing(let m): return Documents.missing(m)
+            case .found(let c):
+                if let entitlement, let e = c.entitlements.first {
+                    return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
+                                                requestDate: c.requestDate, entitlement: entitlement, count: e.renewsCount)
+                }
+                return Documents.renewCounts(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
+                                             counts: c.entitlements.map { ($0.id, $0.renewsCount) })
+            }
         }
-        return .document(Documents.renewCounts(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
-                                               counts: entitlements.map { ($0.id, $0.renewsCount) }))
+        if asArray { return .array(documents) }
+        guard case .found? = counts.first, let document = documents.first else { return .nothing }
+        return .document(document)
     }
 
     var tsv: TextTable {
-        TextTable(headers: ["customerId", "entitlement", "renewsCount"],
-                  rows: entitlements.map { [Cell(customerId), Cell($0.id), Cell(Self.count($0))] })
+        TextTable(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
+                  rows: counts.flatMap { asked -> [[Cell]] in
+                      switch asked {
+                      case .missing(let m): return [[m.customerId ?? "", m.requestedId, "", "", m.code].map { Cell($0) }]
+                      case .found(let c):
+                          if c.entitlements.isEmpty { return [[c.customerId, c.requestedId, "", "", ""].map { Cell($0) }] }
+                          return c.entitlements.map { [c.customerId, c.requestedId, $0.id, Self.count($0), ""].map { Cell($0) } }
+                      }
+                  })
     }
 
     func table(_ style: OutputStyle) -> String {
+        let found = counts.compactMap(\.found)
+        if asArray {
+            let rows = found.flatMap { c in c.entitlements.map { [Cell(c.customerId), Cell($0.id), Cell(Self.count($0))] } }
+            return rows.isEmpty ? "" : TextTable(headers: ["customer", "entitlement", "renews"], rows: rows).render(style)
+        }
+        guard let c = found.first else { return "" }
         // The bare number, for `n=$(subs renew-count alice premium)`.
-        if one, let e = entitlements.first { return Self.count(e) + "\n" }
-        if entitlements.isEmpty { return "\(Terminal.escape(customerId)): no entitlements\n" }
+        if entitlement != nil, let e = c.entitlements.first { return Self.count(e) + "\n" }
+        if c.entitlements.isEmpty { return style.sentence("\(c.customerId): no entitlements") }
         return TextTable(headers: ["entitlement", "renews"],
-                         rows: entitlements.map { [Cell($0.id), Cell(Self.count($0))] }).render(style)
+                         rows: c.entitlements.map { [Cell($0.id), Cell(Self.count($0))] }).render(style)
     }
 
     static func count(_ e: EntitlementInfo) -> String {

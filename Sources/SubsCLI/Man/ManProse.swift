@@ -172,6 +172,7 @@ enum ManProse {
         ("lastActivatedOfferCode", "The latest offer code used, or null."),
         ("grantId", "The id of the describing grant, or null."),
         ("transactions", "The chain's transactions up to T, oldest first, revoked ones included; [] for grants."),
+        ("otherActiveSources", "The active sources other than the one that describes the entitlement (a lifetime purchase beside a renewing subscription, two stores), each with productId, source, expirationDate and renewState; [] when none."),
     ]
 
     static let output = [
@@ -183,12 +184,47 @@ enum ManProse {
         format characters (such as U+202E) as \\u202e, and a backslash as \\\\, in tables, tsv and \
         messages alike. \
         A value quoted in an error message is cut to 80 characters. \
-        check tables end with one sentence per entitlement that is not simply active and renewing, saying why.
+        Relative hints count from the instant judged (--at, else now), and a table judged at --at opens \
+        with "as of DATE (--at)". Every date option accepts every form subs prints: \
+        2026-03-01T12:00:00Z, 2026-03-01T12:00Z, 2026-03-01 12:00Z, 2026-03-01 and now.
+        """,
+        """
+        The check table has the columns ENTITLEMENT; STATUS, the state in words (grace period, billing \
+        retry, paused, expired, refunded, access withdrawn, revoked) and for an entitlement that gives \
+        access what happens at the end of the period (active, renews; active, won't renew; active, \
+        billing issue; active, pauses; active, lifetime); UNTIL, the date of that state (when access \
+        ends or ended, the grace end during a billing issue, the refund or revocation date, the date a \
+        pause resumes; - for lifetime); PRODUCT, with its store, or manual grant; NOTES, when there is \
+        something (free trial, intro offer, family sharing, offer code, sandbox, more sources); and with \
+        --wide TRANSACTION, ORIGINAL and GRANT. Under it, one sentence per entitlement that is not simply \
+        active and renewing says why, with dates, and names every other active source \
+        (also billed by pro_yearly (App Store), renews 2027-01-10).
+        """,
+        """
+        The history table is a timeline: DATE, ENTITLEMENT and WHAT HAPPENED, one plain sentence per \
+        entry in the words of check, with Access ended where access to an entitlement stopped and no \
+        other source carried it on (derived from the records; never an entry of json, jsonl or tsv). \
+        --wide adds PRODUCT, TRANSACTION, ORIGINAL and GRANT.
+        """,
+        """
+        On a terminal a table fits COLUMNS and nothing is cut: free text wraps at word boundaries first; \
+        then columns are left out in this order (check: NOTES, GRANT, ORIGINAL, TRANSACTION, then the \
+        relative hints move under the dates, then PRODUCT; history: GRANT, ORIGINAL, TRANSACTION, PRODUCT, \
+        then the hints move under the dates); below 60 columns, or when nothing else fits, each row is a \
+        block of label: value lines. Sentences wrap at word boundaries to COLUMNS. Piped output is never \
+        cut or wrapped.
         """,
         """
         JSON dates are UTC with whole seconds, or null. \
         Every key listed here is always present, null when empty, so jq filters never meet a missing key. \
-        With several customers, json prints an array of the documents and jsonl one document per line.
+        One USER gives one document, or nothing on standard output when it is not found (the error is on \
+        standard error). Several USERs, or -, give a json array with one element per USER asked, in order; \
+        a USER not found is {"requestedId": ID, "customerId": null, "error": {"code": "customer_not_found", \
+        "message": ...}} (renew-count - ENTITLEMENT: code entitlement_not_found, with the customerId). jsonl \
+        prints the same elements one per line (history: one entry per line, each opening with customerId and \
+        requestedId when several USERs are asked). tsv has a header line, then at least one row per USER asked: \
+        customerId, requestedId, the command's columns, and error (the code of a USER not found, else empty); \
+        history tsv has one column per entry key.
         """,
     ]
 
@@ -248,17 +284,17 @@ enum ManProse {
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
-        (64, "Usage error: unknown option or command, bad value, missing argument; grant or revoke with --offline against a remote API; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection; or an operation the chosen provider or API version does not offer (history or renew-count on Qonversion v3 or IAPHUB, renew-count on RevenueCat v1, a --dry-run or batch write on a platform, a write with --offline): the message names what does. Retrying cannot help."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
+        (69, "Remote unavailable (cannot connect, server errors after retries, --offline without a cached answer; libcurl, which remote access loads when it starts, not installed): worth retrying later, and nothing else."),
         (70, "Internal error."),
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
         (76, "Remote protocol error: an answer that is not what the API defines, of which nothing of the customer can be read (one malformed item among others is a warning)."),
-        (77, "Permission denied: HTTP 401 or 403, or a file permission."),
-        (78, "Configuration error: a bad config file or environment variable; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
+        (77, "Permission denied: HTTP 401 or 403, or a file this user may not read or write (the store, the API key file)."),
+        (78, "Configuration error: a bad config file or environment variable; an --api-key-file that does not exist, is a directory or is not one line; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
         (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
         (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]

@@ -17,12 +17,44 @@ protocol CommandResult {
 enum JSONOutput {
     case document(JSONValue)
     case array([JSONValue])
+    /// One USER asked and not found: nothing on stdout (the error is on stderr).
+    case nothing
 
     var documents: [JSONValue] {
         switch self {
         case .document(let document): return [document]
         case .array(let documents): return documents
+        case .nothing: return []
         }
+    }
+}
+
+/// One USER as asked: found, or not (SPEC section 4: JSON arrays, JSONL and TSV keep one
+/// element, line or row per USER asked, in order).
+enum Asked<Found> {
+    case found(Found)
+    case missing(Missing)
+
+    var found: Found? {
+        if case .found(let value) = self { return value }
+        return nil
+    }
+}
+
+/// What stands for a USER that was not found: `{"requestedId", "customerId": null, "error"}`.
+struct Missing: Error {
+    var requestedId: String
+    /// The canonical id when the customer was found but what was asked of it was not
+    /// (`renew-count - ENTITLEMENT`); nil when the customer itself is missing.
+    var customerId: String?
+    /// `customer_not_found`, `entitlement_not_found`: the codes of the subs REST API.
+    var code: String
+    /// The sentence said on stderr too.
+    var message: String
+
+    static func customer(_ id: String) -> Missing {
+        Missing(requestedId: id, customerId: nil, code: "customer_not_found",
+                message: "customer \(Terminal.quoted(id, escaping: false)) not found")
     }
 }
 

@@ -21,6 +21,15 @@ enum Documents {
         n.map { .number(String($0)) } ?? .null
     }
 
+    /// A USER asked and not found, in an array: `{"requestedId", "customerId": null, "error": {"code", "message"}}`.
+    static func missing(_ m: Missing) -> JSONValue {
+        .object(JSONObject([
+            ("requestedId", .string(m.requestedId)),
+            ("customerId", string(m.customerId)),
+            ("error", .object(JSONObject([("code", .string(m.code)), ("message", .string(m.message))]))),
+        ]))
+    }
+
     // MARK: check
 
     static func check(_ status: CustomerStatus, activeOnly: Bool) -> JSONValue {
@@ -64,6 +73,16 @@ enum Documents {
             ("lastActivatedOfferCode", string(e.lastActivatedOfferCode)),
             ("grantId", string(e.grantId)),
             ("transactions", .array(e.transactions.map(transaction))),
+            ("otherActiveSources", .array(e.otherActiveSources.map(otherSource))),
+        ]))
+    }
+
+    static func otherSource(_ o: OtherActiveSource) -> JSONValue {
+        .object(JSONObject([
+            ("productId", string(o.productId)),
+            ("source", .string(o.source.rawValue)),
+            ("expirationDate", date(o.expirationDate)),
+            ("renewState", .string(o.renewState.rawValue)),
         ]))
     }
 

@@ -1,16 +1,37 @@
 // The plain sentences under a `check` table: why an entitlement is not simply active and
-// renewing, with dates — what a support person would tell the customer.
+// renewing, with dates — what a support person would tell the customer — then what else is
+// worth knowing (a free trial, sandbox, family sharing, an offer code) and every other active
+// source, so "why am I still being charged?" is answered here. Words from `Wording`.
 
 import SubsKit
 
 enum Explanation {
     static func sentence(for e: EntitlementInfo) -> String? {
-        guard let why = reason(e) else { return nil }
-        return "\(e.id): \(why)"
+        var parts: [String] = []
+        if let why = reason(e) {
+            parts.append(why)
+        } else if e.isActive && e.willRenew && (e.periodType == .trial || !extras(e).isEmpty || !e.otherActiveSources.isEmpty) {
+            // Simply renewing, but with something to say: the renewal date opens the sentence.
+            parts.append(e.periodType == .trial ? "free trial, first payment due \(day(e.expirationDate))"
+                                                : "renews \(day(e.expirationDate))")
+        }
+        guard !parts.isEmpty || !extras(e).isEmpty || !e.otherActiveSources.isEmpty else { return nil }
+        parts += extras(e)
+        parts += e.otherActiveSources.map(Wording.other)
+        return "\(e.id): " + parts.joined(separator: "; ")
+    }
+
+    /// How the customer holds it, when that is not a plain purchase in production.
+    private static func extras(_ e: EntitlementInfo) -> [String] {
+        var extras: [String] = []
+        if e.grantType == .familySharing && e.state != .revoked { extras.append("shared through family sharing") }
+        if let code = e.lastActivatedOfferCode { extras.append("offer code \(code)") }
+        if e.isSandbox { extras.append("sandbox purchase (a test, no money was charged)") }
+        return extras
     }
 
     private static func day(_ instant: Instant?) -> String {
-        instant.map(ISODate.formatDay) ?? "?"
+        Wording.day(instant)
     }
 
     /// " WORDS 2026-03-01", or nothing when a provider does not tell the date (Qonversion v3).

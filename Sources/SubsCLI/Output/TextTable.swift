@@ -1,49 +1,229 @@
 // Aligned tables for terminals and pipes, and TSV, from rows of cells. Every cell coming from
 // data goes through `Terminal.escape`, so data can never drive the terminal.
+//
+// On a terminal a table fits COLUMNS without cutting anything: the widest free-text column
+// wraps at word boundaries first (down to a floor), then the table's documented steps run in
+// order — leave a column out, or put the dates' relative hints under the dates — and when even
+// that is not enough, or the terminal is narrower than `blockLayoutBelow`, every row becomes a
+// block of `label: value` lines. Piped, a table is never cut or wrapped: one line per row.
 
 struct Cell {
     var text: String
     var style: Style?
-    init(_ text: String, _ style: Style? = nil) {
+    /// Units that are never broken when the cell wraps (a date, a product id with its store);
+    /// nil: the words of `text`.
+    var pieces: [String]?
+
+    init(_ text: String, _ style: Style? = nil, pieces: [String]? = nil) {
         self.text = text
         self.style = style
+        self.pieces = pieces
+    }
+}
+
+struct Column {
+    enum Kind {
+        /// Free text: wraps at word boundaries, and gives way first.
+        case text
+        /// A date with its relative hint: never cut; the hint may move under the date.
+        case date
+        /// Ids and short words: never cut, never wrapped.
+        case fixed
+    }
+
+    var header: String
+    var kind: Kind
+    /// Columns with a rank are left out, lowest rank first, when the table cannot fit otherwise;
+    /// nil: always shown.
+    var dropRank: Int?
+    /// Left out when every cell is empty (notes, ids).
+    var omitWhenEmpty: Bool
+    /// A free-text column wraps no narrower than this (nor than its longest word).
+    var softMinimum: Int
+
+    init(_ header: String, _ kind: Kind = .fixed, dropRank: Int? = nil, omitWhenEmpty: Bool = false,
+         softMinimum: Int = 12) {
+        self.header = header
+        self.kind = kind
+        self.dropRank = dropRank
+        self.omitWhenEmpty = omitWhenEmpty
+        self.softMinimum = softMinimum
     }
 }
 
 struct TextTable {
-    var headers: [String]
+    var columns: [Column]
     var rows: [[Cell]]
+    /// Among the drop ranks, when the dates' relative hints move under the dates instead.
+    var hintsGiveWayAt = Int.max
 
-    /// Columns separated by two spaces, UPPERCASE headers; on a terminal, the widest columns
-    /// are cut (with "…") to fit `style.columns`.
+    /// Terminals narrower than this get one block per row.
+    static let blockLayoutBelow = 60
+    /// The narrowest width laid out; a smaller COLUMNS is taken as this. Below 19 columns a date
+    /// and its indent no longer fit on one line: only there is a date split (never cut).
+    static let narrowest = 10
+    /// `2026-03-01 12:00Z`: a date cell never breaks inside this.
+    static let dateWidth = 17
+
+    init(columns: [Column], rows: [[Cell]], hintsGiveWayAt: Int = .max) {
+        self.columns = columns
+        self.rows = rows
+        self.hintsGiveWayAt = hintsGiveWayAt
+    }
+
+    /// A table of fixed columns (TSV, simple tables).
+    init(headers: [String], rows: [[Cell]]) {
+        self.init(columns: headers.map { Column($0) }, rows: rows)
+    }
+
+    var headers: [String] { columns.map(\.header) }
+
+    /// Columns separated by two spaces, UPPERCASE headers, fitted to the terminal as the file
+    /// header says.
     func render(_ style: OutputStyle) -> String {
-        let cells = rows.map { $0.map { Cell(Terminal.escape($0.text), $0.style) } }
-        var widths = headers.map(\.count)
-        for row in cells {
-            for (i, cell) in row.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], cell.text.count)
+        let cells = rows.map { row in columns.indices.map { i in
+            i < row.count ? Cell(Terminal.escape(row[i].text), row[i].style, pieces: row[i].pieces?.map(Terminal.escape))
+                          : Cell("")
+        } }
+        var shown = columns.indices.filter { i in !(columns[i].omitWhenEmpty && cells.allSatisfy { $0[i].text.isEmpty }) }
+        guard style.terminal else { return lines(cells, shown: shown, widths: naturalWidths(cells), style: style) }
+        let width = max(style.columns, Self.narrowest)
+        if width < Self.blockLayoutBelow { return blocks(cells, shown: shown, width: width, style: style) }
+        var hintsUnder = false
+        while true {
+            if let widths = fit(cells, shown: shown, hintsUnder: hintsUnder, into: width) {
+                return lines(cells, shown: shown, widths: widths, style: style)
+            }
+            let droppable = shown.filter { columns[$0].dropRank != nil }
+            let next = droppable.min { columns[$0].dropRank! < columns[$1].dropRank! }
+            if !hintsUnder && next.map({ columns[$0].dropRank! > hintsGiveWayAt }) ?? true {
+                hintsUnder = true
+                continue
+            }
+            guard let next else { return blocks(cells, shown: shown, width: width, style: style) }
+            shown.removeAll { $0 == next }
+        }
+    }
+
+    private func pieces(_ cell: Cell) -> [String] {
+        cell.pieces ?? TextLayout.words(cell.text)
+    }
+
+    private func naturalWidths(_ cells: [[Cell]]) -> [Int] {
+        columns.indices.map { i in
+            cells.reduce(TextLayout.width(columns[i].header)) { max($0, TextLayout.width($1[i].text)) }
+        }
+    }
+
+    /// Widths that fit `width` with every shown column, or nil.
+    private func fit(_ cells: [[Cell]], shown: [Int], hintsUnder: Bool, into width: Int) -> [Int]? {
+        var widths = naturalWidths(cells)
+        let longestPiece = columns.indices.map { i in
+            cells.reduce(TextLayout.width(columns[i].header)) { best, row in
+                pieces(row[i]).reduce(best) { max($0, TextLayout.width($1)) }
             }
         }
-        if style.terminal { widths = fit(widths, into: style.columns) }
+        func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * max(0, shown.count - 1) }
+        if hintsUnder {
+            for i in shown where columns[i].kind == .date { widths[i] = longestPiece[i] }
+        }
+        // Free text gives way first, the widest column one character at a time.
+        let floors = columns.indices.map { i in max(longestPiece[i], min(widths[i], columns[i].softMinimum)) }
+        let natural = widths
+        while total() > width {
+            let text = shown.filter { columns[$0].kind == .text && widths[$0] > floors[$0] }
+            guard let widest = text.max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+        }
+        guard total() <= width else { return nil }
+        // Wrapping at words leaves some columns narrower than allowed: take that back, then give
+        // the room left to the narrowest wrapped columns first, so a short cell wraps only if it must.
+        let wrapped = shown.filter { widths[$0] < natural[$0] }
+        for i in wrapped { widths[i] = used(cells, column: i, width: widths[i]) }
+        for i in wrapped.sorted(by: { natural[$0] < natural[$1] }) {
+            let spare = width - total()
+            guard spare > 0 else { break }
+            widths[i] = used(cells, column: i, width: min(natural[i], widths[i] + spare))
+        }
+        return widths
+    }
+
+    /// How wide column `i` really is when its cells wrap at `width`.
+    private func used(_ cells: [[Cell]], column i: Int, width: Int) -> Int {
+        cells.reduce(TextLayout.width(columns[i].header)) { best, row in
+            let cell = row[i]
+            if TextLayout.width(cell.text) <= width { return max(best, TextLayout.width(cell.text)) }
+            return TextLayout.fold(pieces: pieces(cell), columns: width).reduce(best) { max($0, TextLayout.width($1)) }
+        }
+    }
+
+    private func lines(_ cells: [[Cell]], shown: [Int], widths: [Int], style: OutputStyle) -> String {
         var out = ""
-        let header = headers.enumerated().map { pad(cut($1.uppercased(), widths[$0]), widths[$0], last: $0 == headers.count - 1) }
-        out += (style.color ? "\u{1B}[1m" + header.joined(separator: "  ") + "\u{1B}[0m" : header.joined(separator: "  "))
-        out = out.trimmingTrailingSpaces() + "\n"
+        let header = shown.enumerated().map { n, i in
+            n == shown.count - 1 ? columns[i].header.uppercased() : TextLayout.padded(columns[i].header.uppercased(), to: widths[i])
+        }.joined(separator: "  ").trimmingTrailingSpaces()
+        out += (style.color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
         for row in cells {
-            var line = ""
-            for (i, cell) in row.enumerated() where i < widths.count {
-                if i > 0 { line += "  " }
-                let text = pad(cut(cell.text, widths[i]), widths[i], last: i == row.count - 1)
-                if style.color, let s = cell.style {
-                    let body = text.trimmingTrailingSpaces()
-                    line += "\u{1B}[\(s.sgr)m\(body)\u{1B}[0m" + String(repeating: " ", count: text.count - body.count)
-                } else {
-                    line += text
-                }
+            let folded = shown.map { i -> [String] in
+                let cell = row[i]
+                if TextLayout.width(cell.text) <= widths[i] { return [cell.text] }
+                return TextLayout.fold(pieces: pieces(cell), columns: widths[i])
             }
-            out += line.trimmingTrailingSpaces() + "\n"
+            let height = folded.map(\.count).max() ?? 1
+            for lineIndex in 0..<height {
+                var line = ""
+                for (n, i) in shown.enumerated() {
+                    if n > 0 { line += "  " }
+                    let text = lineIndex < folded[n].count ? folded[n][lineIndex] : ""
+                    let cell = n == shown.count - 1 ? text : TextLayout.padded(text, to: widths[i])
+                    if style.color, let s = row[i].style, !text.isEmpty {
+                        line += "\u{1B}[\(s.sgr)m\(text)\u{1B}[0m" + String(cell.dropFirst(text.count))
+                    } else {
+                        line += cell
+                    }
+                }
+                out += line.trimmingTrailingSpaces() + "\n"
+            }
         }
         return out
+    }
+
+    /// One block per row: the first column's value as a title, then `label: value` lines.
+    private func blocks(_ cells: [[Cell]], shown: [Int], width: Int, style: OutputStyle) -> String {
+        guard let title = shown.first else { return "" }
+        let labels = shown.dropFirst().map { columns[$0].header.lowercased() + ":" }
+        let labelWidth = labels.map(TextLayout.width).max() ?? 0
+        var out = ""
+        for row in cells {
+            for line in TextLayout.fold(pieces: pieces(row[title]), columns: width) {
+                out += (style.color ? "\u{1B}[1m\(line)\u{1B}[0m" : line) + "\n"
+            }
+            for (label, i) in zip(labels, shown.dropFirst()) where !row[i].text.isEmpty {
+                let valueWidth = width - 2 - labelWidth - 1
+                if valueWidth < 16 {
+                    // Too narrow to put values beside their labels: each value under its label,
+                    // indented less when a date would not fit whole otherwise.
+                    out += TextLayout.fold(pieces: [label], columns: width - 2).map { "  " + $0 + "\n" }.joined()
+                    let indent = width - 4 >= Self.dateWidth ? 4 : width - 2 >= Self.dateWidth ? 2 : 0
+                    for line in TextLayout.fold(pieces: pieces(row[i]), columns: width - indent) {
+                        out += String(repeating: " ", count: indent) + paint(line, row[i].style, style) + "\n"
+                    }
+                    continue
+                }
+                let value = TextLayout.fold(pieces: pieces(row[i]), columns: valueWidth)
+                let indent = 2 + labelWidth + 1
+                out += "  " + TextLayout.padded(label, to: labelWidth) + " " + paint(value[0], row[i].style, style) + "\n"
+                for line in value.dropFirst() {
+                    out += String(repeating: " ", count: indent) + paint(line, row[i].style, style) + "\n"
+                }
+            }
+        }
+        return out
+    }
+
+    private func paint(_ text: String, _ cellStyle: Style?, _ style: OutputStyle) -> String {
+        guard style.color, let cellStyle, !text.isEmpty else { return text }
+        return "\u{1B}[\(cellStyle.sgr)m\(text)\u{1B}[0m"
     }
 
     /// A header line, then tab-separated rows; tabs, newlines, backslashes and control
@@ -69,28 +249,6 @@ struct TextTable {
         }
         return out
     }
-
-    /// Narrows the widest columns, one character at a time, never below their header or 8.
-    private func fit(_ widths: [Int], into columns: Int) -> [Int] {
-        var widths = widths
-        let floors = headers.map { max($0.count, 8) }
-        let separators = 2 * max(0, widths.count - 1)
-        while widths.reduce(0, +) + separators > columns {
-            let shrinkable = widths.indices.filter { widths[$0] > floors[$0] }
-            guard let widest = shrinkable.max(by: { widths[$0] < widths[$1] }) else { break }
-            widths[widest] -= 1
-        }
-        return widths
-    }
-
-    private func cut(_ text: String, _ width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
-    }
-
-    private func pad(_ text: String, _ width: Int, last: Bool) -> String {
-        last ? text : text + String(repeating: " ", count: max(0, width - text.count))
-    }
-
 }
 
 extension String {

@@ -73,6 +73,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     /// For a provider's record projected (`--at`) to an instant before the record's start: that
     /// start (first purchase). Not an output field; wording uses it.
     public var projectedBeforeStart: Instant?
+    /// The active sources other than the describing one (a lifetime purchase next to a renewing
+    /// subscription, two stores): "why am I still being charged?" is answered from these.
+    public var otherActiveSources: [OtherActiveSource] = []
 
     public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
                 willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
@@ -115,6 +118,35 @@ public struct EntitlementInfo: Equatable, Sendable {
         self.revokedAt = revokedAt
         self.lapsedPauseResumeDate = lapsedPauseResumeDate
         self.billingRetryEndDate = billingRetryEndDate
+    }
+}
+
+/// An active source of an entitlement that does not describe it (SPEC section 4, check document).
+public struct OtherActiveSource: Equatable, Sendable {
+    public var productId: String?
+    public var source: EntitlementSource
+    /// When access from it ends (null: never).
+    public var expirationDate: Instant?
+    public var renewState: RenewState
+    /// Not output fields; wording uses them.
+    public var willRenew: Bool
+    public var sourceKind: SourceKind
+    public var isSandbox: Bool
+
+    public init(productId: String?, source: EntitlementSource, expirationDate: Instant?, renewState: RenewState,
+                willRenew: Bool, sourceKind: SourceKind, isSandbox: Bool = false) {
+        self.productId = productId
+        self.source = source
+        self.expirationDate = expirationDate
+        self.renewState = renewState
+        self.willRenew = willRenew
+        self.sourceKind = sourceKind
+        self.isSandbox = isSandbox
+    }
+
+    public init(_ e: EntitlementInfo) {
+        self.init(productId: e.productId, source: e.source, expirationDate: e.expirationDate, renewState: e.renewState,
+                  willRenew: e.willRenew, sourceKind: e.sourceKind, isSandbox: e.isSandbox)
     }
 }
 

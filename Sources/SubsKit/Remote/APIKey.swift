@@ -61,7 +61,12 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     static func loadFile(_ path: String) throws -> Loaded {
         guard !path.isEmpty else { throw RemoteError.apiKeyUnreadable(path: "''", reason: "empty path") }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw RemoteError.apiKeyUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            // Only a refusal is a permission problem (77); a wrong path is configuration (78).
+            if errno == EACCES || errno == EPERM { throw RemoteError.apiKeyPermissionDenied(path: path, reason: reason) }
+            throw RemoteError.apiKeyUnreadable(path: path, reason: reason)
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw RemoteError.apiKeyUnreadable(path: path, reason: String(cString: strerror(errno))) }

@@ -21,23 +21,36 @@ public enum EntitlementRules {
             candidates[grant.record.entitlement, default: []].append(.grant(grant, at: t))
         }
 
-        return candidates.keys.sorted().compactMap { describing(candidates[$0]!)?.info }
+        return candidates.keys.sorted().compactMap { withOthers(candidates[$0]!) }
+    }
+
+    /// The describing source's fields, with every other active source listed beside them.
+    static func withOthers(_ candidates: [SourceCandidate]) -> EntitlementInfo? {
+        guard let chosen = describingIndex(candidates) else { return nil }
+        var info = candidates[chosen].info
+        info.otherActiveSources = candidates.indices
+            .filter { $0 != chosen && candidates[$0].info.isActive }
+            .map { OtherActiveSource(candidates[$0].info) }
+        return info
     }
 
     public static func status(of customer: CustomerRecord, requestedAs requestedId: String? = nil,
-                              catalog: Catalog, at t: Instant) -> CustomerStatus {
-        CustomerStatus(record: customer, requestedId: requestedId, requestDate: t,
-                       entitlements: evaluate(customer, catalog: catalog, at: t))
+                              catalog: Catalog, at t: Instant,
+                              counting environment: EnvironmentFilter = .any) -> CustomerStatus {
+        var counted = customer
+        if let only = environment.environment { counted.transactions.removeAll { $0.environment != only } }
+        return CustomerStatus(record: customer, requestedId: requestedId, requestDate: t,
+                              entitlements: evaluate(counted, catalog: catalog, at: t))
     }
 
     /// The active source with the latest end if any source is active, else the source with the
-    /// latest end; ties as `SourceCandidate.isPreferred(over:)` says.
-    static func describing(_ candidates: [SourceCandidate]) -> SourceCandidate? {
-        let active = candidates.filter(\.info.isActive)
-        let pool = active.isEmpty ? candidates : active
+    /// latest end; ties as `SourceCandidate.isPreferred(over:)` says. nil for no candidates.
+    static func describingIndex(_ candidates: [SourceCandidate]) -> Int? {
+        let active = candidates.indices.filter { candidates[$0].info.isActive }
+        let pool = active.isEmpty ? Array(candidates.indices) : active
         return pool.dropFirst().reduce(pool.first) { best, next in
             guard let best else { return next }
-            return next.isPreferred(over: best) ? next : best
+            return candidates[next].isPreferred(over: candidates[best]) ? next : best
         }
     }
 

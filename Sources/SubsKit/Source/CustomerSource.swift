@@ -2,7 +2,7 @@
 // of an id, and changes. A record-backed source (the local store, the subs REST API) computes
 // them with the rules; a vendor source (RevenueCat, Qonversion, IAPHUB) maps its own answers.
 // Each answer carries its requestDate and the notes the CLI says on stderr (the library never
-// prints); each source says what it can do, so "not offered" is one sentence and exit 69.
+// prints); each source says what it can do, so "not offered" is one sentence and exit 64.
 
 public protocol CustomerSource {
     var capabilities: SourceCapabilities { get }
@@ -12,6 +12,10 @@ public protocol CustomerSource {
 
     /// The status of each id at T (nil: the source's own clock, or now); nil for an unknown id.
     func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer
+
+    /// The same, counting only the purchases of one environment (`check --environment`);
+    /// grants always count. The default filters what `statuses(of:at:)` answered.
+    func statuses(of ids: [String], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer
 
     /// Everything that happened to `id` up to `until` (nil: up to T); nil for an unknown id.
     func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer?
@@ -30,9 +34,51 @@ extension CustomerSource {
         "this source does not offer that"
     }
 
+    /// A provider's answer names one purchase per entitlement: an entitlement it describes by a
+    /// purchase of the other environment is left out (its other sources with it).
+    public func statuses(of ids: [String], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer {
+        var answer = try statuses(of: ids, at: t)
+        guard environment != .any else { return answer }
+        answer.statuses = answer.statuses.map { status in
+            status.map { status in
+                var kept = status
+                kept.entitlements = status.entitlements.compactMap { e in
+                    guard environment.counts(isSandbox: e.isSandbox, isGrant: e.sourceKind == .grant) else { return nil }
+                    var e = e
+                    e.otherActiveSources.removeAll { !environment.counts(isSandbox: $0.isSandbox, isGrant: $0.sourceKind == .grant) }
+                    return e
+                }
+                return kept
+            }
+        }
+        return answer
+    }
+
     /// Throws NotOffered, with the source's sentence, unless the source can do `capability`.
     public func require(_ capability: SourceCapabilities) throws {
         guard capabilities.contains(capability) else { throw NotOffered(whyNotOffered(capability)) }
+    }
+}
+
+/// Which purchases count toward an entitlement (`check --environment`); grants always count.
+public enum EnvironmentFilter: String, Sendable, CaseIterable {
+    case production, sandbox, any
+
+    /// The one environment that counts; nil for any.
+    public var environment: PurchaseEnvironment? {
+        switch self {
+        case .production: return .production
+        case .sandbox: return .sandbox
+        case .any: return nil
+        }
+    }
+
+    public func counts(isSandbox: Bool, isGrant: Bool) -> Bool {
+        switch self {
+        case .any: return true
+        case .production: return isGrant || !isSandbox
+        case .sandbox: return isGrant || isSandbox
+        }
     }
 }
 
@@ -51,7 +97,8 @@ public struct SourceCapabilities: OptionSet, Sendable {
     public static let all: SourceCapabilities = [.history, .renewalCounts, .grants, .lifetimeGrants, .evaluationAtAnyInstant]
 }
 
-/// A source that cannot do what was asked: the CLI says `reason` and exits 69.
+/// A source that cannot do what was asked: the CLI says `reason` (which names what can) and
+/// exits 64, a usage error — never 69, which means "unreachable, retry later".
 public struct NotOffered: Error, Equatable, Sendable {
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
@@ -86,14 +133,25 @@ public struct HistoryAnswer: Sendable {
     public var entries: [HistoryEntry]
     public var notes: [String]
     public var warnings: [String]
+    /// Entitlements some product unlocks, when the source knows its catalog (an `--entitlement`
+    /// typo is then an error with a did-you-mean, not an empty history).
+    public var knownEntitlements: Set<String>?
+    /// The catalog, when the source has one: the wording of a billing issue names the grace end.
+    public var catalog: Catalog?
+    /// When access ended, derived from the records (the timeline's "access ended"; not entries).
+    public var accessEnds: [AccessEnd]
 
     public init(requestDate: Instant, customerId: String, entries: [HistoryEntry], notes: [String] = [],
-                warnings: [String] = []) {
+                warnings: [String] = [], knownEntitlements: Set<String>? = nil, catalog: Catalog? = nil,
+                accessEnds: [AccessEnd] = []) {
         self.requestDate = requestDate
         self.customerId = customerId
         self.entries = entries
         self.notes = notes
         self.warnings = warnings
+        self.knownEntitlements = knownEntitlements
+        self.catalog = catalog
+        self.accessEnds = accessEnds
     }
 }
 

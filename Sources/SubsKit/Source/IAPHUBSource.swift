@@ -54,8 +54,8 @@ public struct IAPHUBSource: CustomerSource {
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
-        case .history: return "IAPHUB's user answer has no history (only the products active now)"
-        case .renewalCounts: return "IAPHUB does not report renewal counts"
+        case .history: return "IAPHUB's user answer has no history (only the products active now); a subs store (--store, or --remote to subs serve) has one"
+        case .renewalCounts: return "IAPHUB does not report renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"
         case .grants, .lifetimeGrants: return "IAPHUB offers no endpoint to grant or revoke access by hand; grant it in the store or in IAPHUB's dashboard"
         default: return "IAPHUB does not offer that"
         }

@@ -25,8 +25,8 @@ public struct QonversionSource: CustomerSource {
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
-        case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history"
-        case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts"
+        case .history: return "Qonversion's API v3 exposes no transactions, so it cannot give a history; a subs store (--store, or --remote to subs serve) can"
+        case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"
         case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
         default: return "Qonversion's API v3 does not offer that"
         }

@@ -14,13 +14,20 @@ public struct RecordSource: CustomerSource {
     public var capabilities: SourceCapabilities { .all }
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        try statuses(of: ids, at: t, counting: .any)
+    }
+
+    /// Records of the other environment are left out before the rules run, so a production
+    /// chain that expired still describes an entitlement a sandbox purchase keeps active.
+    public func statuses(of ids: [String], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer {
         let lookup = try records.lookup(ids)
         let at = t ?? lookup.requestDate ?? clock.now()
         let statuses = zip(ids, lookup.records).map { id, record in
             record.map { (requestedId: id, record: $0) }
         }
         let evaluated = statuses.concurrentMap { pair in
-            pair.map { EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at) }
+            pair.map { EntitlementRules.status(of: $0.record, requestedAs: $0.requestedId, catalog: lookup.catalog, at: at,
+                                               counting: environment) }
         }
         return StatusAnswer(requestDate: at, statuses: evaluated,
                             knownEntitlements: Set(lookup.catalog.entitlementIds), notes: records.takeNotes())
@@ -30,9 +37,12 @@ public struct RecordSource: CustomerSource {
         let lookup = try records.lookup([id])
         guard let record = lookup.records.first ?? nil else { return nil }
         let at = t ?? lookup.requestDate ?? clock.now()
+        let end = until ?? at
         return HistoryAnswer(requestDate: at, customerId: record.id,
-                             entries: History.entries(of: record, catalog: lookup.catalog, until: until ?? at),
-                             notes: records.takeNotes())
+                             entries: History.entries(of: record, catalog: lookup.catalog, until: end),
+                             notes: records.takeNotes(), knownEntitlements: Set(lookup.catalog.entitlementIds),
+                             catalog: lookup.catalog,
+                             accessEnds: AccessEnds.of(record, catalog: lookup.catalog, until: end))
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,

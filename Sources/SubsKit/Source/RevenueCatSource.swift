@@ -51,7 +51,7 @@ public struct RevenueCatSource: CustomerSource {
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         if capability == .renewalCounts {
-            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list"
+            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store (--store, or --remote to subs serve) counts renewals"
         }
         return "RevenueCat's API v1 does not offer that"
     }

@@ -18,7 +18,9 @@ public enum ISODate {
         return instant
     }
 
-    /// A command-line DATE: what `parse` accepts, a bare day `2026-03-01` (midnight UTC), or `now`.
+    /// A command-line DATE: what `parse` accepts, a bare day `2026-03-01` (midnight UTC), `now`,
+    /// and every form subs prints: the tables' `2026-03-01 12:00Z` (a space for the `T`, seconds
+    /// left out) and `2026-03-01T12:00Z`, so a date copied from any output reads back.
     public static func parseInput(_ text: String, now: Instant) -> Instant? {
         try? readInput(text, now: now)
     }
@@ -35,7 +37,22 @@ public enum ISODate {
             guard instant.isSupported else { throw ISODateProblem.outOfRange }
             return instant
         }
-        return try read(text)
+        return try read(completingPrintedForm(text))
+    }
+
+    /// `2026-03-01 12:00Z` and `2026-03-01T12:00Z` (with any offset) as `2026-03-01T12:00:00Z`;
+    /// anything else unchanged, for `read` to accept or refuse.
+    private static func completingPrintedForm(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        // "YYYY-MM-DD" then the separator at byte 10 (years of four digits: the only ones printed).
+        guard bytes.count >= 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return text }
+        if bytes[10] == UInt8(ascii: " ") { bytes[10] = UInt8(ascii: "T") }
+        guard bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":") else { return text }
+        // "THH:MM" followed by Z or an offset: the seconds were left out.
+        if bytes.count > 16, [UInt8(ascii: "Z"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[16]) {
+            bytes.insert(contentsOf: Array(":00".utf8), at: 16)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The date-time without the range check (year 0000 and offsets across the edges pass).

@@ -9,6 +9,8 @@ struct JSONFormat: OutputFormatter {
         switch result.json {
         case .document(let document):
             return JSONWriter.pretty(document) + "\n"
+        case .nothing:
+            return ""
         case .array(let documents):
             // Elements of the top-level array sit one level deep.
             let elements = documents.concurrentMap { "  " + JSONWriter.pretty($0, level: 1) }

@@ -1,0 +1,136 @@
+// What `check` answers, in every format: one JSON document per USER asked (or the single one),
+// TSV rows with `requestedId`, and the table a support agent reads.
+//
+// Table columns: ENTITLEMENT; STATUS (the state in words, and for an active entitlement what
+// happens at the end of the period: renews, won't renew, billing issue, pauses, lifetime);
+// UNTIL (the date of that state: when access ends or ended — the end of the paid period, the
+// grace end during a billing issue, the refund or revocation date — and for a pause, when it
+// resumes; `-` for lifetime); PRODUCT (with its store, or "manual
+// grant"); NOTES (free trial, intro offer, family sharing, offer code, sandbox, more sources);
+// `--wide` adds TRANSACTION, ORIGINAL (the chain's original transaction) and GRANT. On a narrow
+// terminal STATUS and PRODUCT wrap first; then NOTES goes, then GRANT, ORIGINAL, TRANSACTION;
+// then the relative hints move under the dates; then PRODUCT goes.
+
+import SubsJSON
+import SubsKit
+
+struct CheckResult: CommandResult {
+    var customers: [Asked<CustomerStatus>]
+    var activeOnly: Bool
+    /// Several USERs or `-`: JSON is an array even for one customer.
+    var asArray: Bool
+    /// `--at`, when it names an instant other than now: the table says it judged there.
+    var judgedAt: Instant?
+
+    var json: JSONOutput {
+        let documents = customers.concurrentMap { asked -> JSONValue in
+            switch asked {
+            case .found(let status): return Documents.check(status, activeOnly: activeOnly)
+            case .missing(let missing): return Documents.missing(missing)
+            }
+        }
+        if asArray { return .array(documents) }
+        guard case .found? = customers.first, let document = documents.first else { return .nothing }
+        return .document(document)
+    }
+
+    private func shown(_ status: CustomerStatus) -> [EntitlementInfo] {
+        activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
+    }
+
+    static let tsvHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
+                             "productId", "source", "periodType", "grantType", "renewsCount", "error"]
+
+    /// One row per entitlement; a customer without any (or not found) still gets one row.
+    var tsv: TextTable {
+        let empty = Array(repeating: "", count: Self.tsvHeaders.count - 3)
+        return TextTable(headers: Self.tsvHeaders, rows: customers.flatMap { asked -> [[Cell]] in
+            switch asked {
+            case .missing(let m):
+                return [([m.customerId ?? "", m.requestedId] + empty + [m.code]).map { Cell($0) }]
+            case .found(let status):
+                let entitlements = shown(status)
+                if entitlements.isEmpty { return [([status.record.id, status.requestedId] + empty + [""]).map { Cell($0) }] }
+                return entitlements.map { e in
+                    [status.record.id, status.requestedId, e.id, e.isActive ? "true" : "false", e.state.rawValue,
+                     e.renewState.rawValue, e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
+                     e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "", ""].map { Cell($0) }
+                }
+            }
+        })
+    }
+
+    func table(_ style: OutputStyle) -> String {
+        let instant = judgedAt.map(style.judged(at:)) ?? ""
+        return instant + customers.compactMap(\.found).concurrentMap { table($0, style: style) }.joined(separator: "\n")
+    }
+
+    private func table(_ status: CustomerStatus, style: OutputStyle) -> String {
+        var header = Terminal.escape(status.record.id)
+        if !status.record.aliases.isEmpty {
+            header += "  (aliases: \(status.record.aliases.map(Terminal.escape).joined(separator: ", ")))"
+        }
+        var out = style.terminal
+            ? TextLayout.wrap(header, columns: max(style.columns, TextTable.narrowest)).map { $0 + "\n" }.joined() : header + "\n"
+        if style.color, let end = out.firstIndex(where: { $0 == " " || $0 == "\n" }) {
+            out = "\u{1B}[1m" + out[..<end] + "\u{1B}[0m" + out[end...]
+        }
+        let entitlements = shown(status)
+        if entitlements.isEmpty {
+            return out + style.sentence(activeOnly ? "no active entitlements" : "no entitlements")
+        }
+        out += Self.table(entitlements, style: style).render(style)
+        let why = entitlements.compactMap { Explanation.sentence(for: $0) }
+        if !why.isEmpty {
+            out += "\n" + why.map(style.sentence).joined()
+        }
+        return out
+    }
+
+    static func table(_ entitlements: [EntitlementInfo], style: OutputStyle) -> TextTable {
+        var columns = [
+            Column("entitlement"),
+            Column("status", .text, softMinimum: 11),
+            Column("until", .date),
+            Column("product", .text, dropRank: 6),
+            Column("notes", .text, dropRank: 1, omitWhenEmpty: true),
+        ]
+        if style.wide {
+            columns += [Column("transaction", dropRank: 4, omitWhenEmpty: true),
+                        Column("original", dropRank: 3, omitWhenEmpty: true),
+                        Column("grant", dropRank: 2, omitWhenEmpty: true)]
+        }
+        let rows = entitlements.map { e -> [Cell] in
+            let product: Cell
+            if e.sourceKind == .grant {
+                product = Cell("manual grant")
+            } else {
+                let store = Wording.store(e.source).map { "(\($0))" }
+                product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId ?? "?"] + (store.map { [$0] } ?? []))
+            }
+            var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(until(e)), product,
+                       Cell(Wording.notes(e).joined(separator: ", "))]
+            if style.wide {
+                let p = periodTransaction(e)
+                row += [Cell(p?.transactionId ?? ""), Cell(p?.originalTransactionId ?? ""), Cell(e.grantId ?? "")]
+            }
+            return row
+        }
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5)
+    }
+
+    /// The date of the state, as the sentence says it: a refund or revocation ends access then,
+    /// whatever the period would have run to; a pause lasts until it resumes.
+    static func until(_ e: EntitlementInfo) -> Instant? {
+        switch e.state {
+        case .revoked: return e.revokedAt ?? e.expirationDate
+        case .paused: return e.autoResumeDate ?? e.expirationDate
+        default: return e.expirationDate
+        }
+    }
+
+    /// P, the transaction of the period in force (the latest one the entitlement lists).
+    static func periodTransaction(_ e: EntitlementInfo) -> Transaction? {
+        e.transactions.last { $0.transactionDate == e.lastPurchaseDate } ?? e.transactions.last
+    }
+}
