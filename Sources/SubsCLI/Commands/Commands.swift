@@ -55,7 +55,7 @@ public enum Commands {
             return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
         case let qonversion as QonversionError:
             switch qonversion {
-            case .writeNeedsSecretKey: return (.permissionDenied, qonversion.description)
+            case .writeNeedsSecretKey, .v4NeedsSecretKey: return (.permissionDenied, qonversion.description)
             case .refused: return (.dataError, qonversion.description)
             case .userNotFound: return (.notFound, qonversion.description)
             }
