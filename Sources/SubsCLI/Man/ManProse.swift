@@ -79,11 +79,15 @@ enum ManProse {
         The project key reads; grant and revoke need the secret key (sk_…), and a project key used for \
         them is exit status 77. \
         Entitlements map field by field; requestDate is the Date of Qonversion's answer. \
-        v3 has no transactions and no renewal counts, so history and renew-count are exit status 69, \
+        v3 has no transactions and no renewal counts, so history and renew-count are refused (API v4 has them), \
         renewsCount is null and transactions is empty; with --at the current record is projected to T, \
         active when started is at or before T and expires after it, and a note says so. \
         A grant needs an expiry (--lifetime is exit status 69), keeps no reason, and names one USER; \
-        --dry-run is exit status 69.
+        --dry-run is exit status 69. \
+        A --remote whose last segment is v4 (https://api.qonversion.io/v4) speaks Qonversion's API v4, \
+        which needs the secret key (any other key is exit status 77): history lists the user's purchases \
+        (every page, up to 50; past that complete is false), renew-count counts the paid purchases after \
+        the first of each chain, and a grant may be --lifetime. v4 shows no refunds or trials on a purchase.
         With --provider iaphub, --remote is required and names the IAPHUB app, as in \
         https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
         Authorization: ApiKey KEY. \
