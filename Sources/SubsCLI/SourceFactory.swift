@@ -60,6 +60,10 @@ enum SourceFactory {
         case "revenuecat":
             return RevenueCatSource(client: client, cachePolicy: policy, clock: context.clock)
         case "qonversion":
+            // The API version is the base URL's last segment; the default stays v3 (project keys).
+            if QonversionV4Source.isV4(endpoint.url) {
+                return QonversionV4Source(client: client, cachePolicy: policy, clock: context.clock)
+            }
             return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
         case "iaphub":
             return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"],

@@ -158,9 +158,9 @@ final class QonversionWriteTests: XCTestCase {
             (["revoke", "alice", "beta", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["grant", "alice", "bob", "beta", "--duration", "P1D"],
              "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; name one USER per grant or revoke"),
-            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so it cannot give a history; a subs store (--store, or --remote to subs serve) can"),
-            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
-            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
+            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + QonversionSource.useV4),
+            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts; " + QonversionSource.useV4),
+            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts; " + QonversionSource.useV4),
         ]
         for (args, sentence) in cases {
             api.forget()

@@ -61,9 +61,15 @@ final class RemoteWriteParityTests: XCTestCase {
                      ["grant", "trent", "premium", "--until", "2027-03-01", "--actor", "sam", "--json"],
                      ["grant", "trent", "premium", "--lifetime", "--reason", "founder", "--actor", "lee"],
                      ["revoke", "trent", "premium", "--reason", "mistake", "--actor", "kai", "--json"],
-                     ["check", "trent", "--json"], ["history", "trent", "--json"]] {
+                     ["check", "trent", "--json"]] {
             assertSame(args)
         }
+        // The history is the same but for who answered: the server, not the file.
+        let there = remote(["history", "trent", "--json"]), ours = here(["history", "trent", "--json"])
+        XCTAssertEqual(there.status, ours.status, there.stderr)
+        XCTAssertEqual(there.stderr, ours.stderr)
+        XCTAssertTrue(there.stdout.contains("\"provider\": \"subs\""), there.stdout)
+        XCTAssertEqual(there.stdout, ours.stdout.replacingOccurrences(of: "\"provider\": \"store\"", with: "\"provider\": \"subs\""))
         // The server's store holds what the local one holds, field by field.
         let stored = try XCTUnwrap(try LocalStore(path: served).lookup(["trent"]).records.first ?? nil)
         let mine = try XCTUnwrap(try LocalStore(path: local).lookup(["trent"]).records.first ?? nil)

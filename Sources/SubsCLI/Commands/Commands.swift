@@ -63,7 +63,7 @@ public enum Commands {
             return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
         case let qonversion as QonversionError:
             switch qonversion {
-            case .writeNeedsSecretKey: return (.permissionDenied, qonversion.description)
+            case .writeNeedsSecretKey, .v4NeedsSecretKey: return (.permissionDenied, qonversion.description)
             case .refused: return (.dataError, qonversion.description)
             case .userNotFound: return (.notFound, qonversion.description)
             }
@@ -111,6 +111,13 @@ public enum Commands {
     /// Notes of an answer, on stderr.
     static func say(_ notes: [String], _ context: Context) {
         for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
+    }
+
+    /// The one sentence an incomplete answer is said with (nil: complete); a source that says
+    /// incomplete without a reason still gets one, so `complete: false` never comes without it.
+    static func incompleteReason(complete: Bool, _ reason: String?) -> String? {
+        guard !complete else { return nil }
+        return reason.flatMap { $0.isEmpty ? nil : $0 } ?? "the provider did not give the whole history"
     }
 
     /// At most this many warnings of one answer are said one by one: a server that sends a

@@ -25,6 +25,9 @@ enum HistoryCommand {
                 continue
             }
             Commands.say(answer.notes, context)
+            Commands.warn(answer.warnings, context)
+            let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
+            if let incomplete { Commands.say(["incomplete history: \(incomplete)"], context) }
             // A typo in --entitlement is an error with a did-you-mean, not an empty history.
             if let entitlement, let known = answer.knownEntitlements {
                 try Commands.checkEntitlementExists(entitlement, known: known)
@@ -46,7 +49,8 @@ enum HistoryCommand {
                 ends = ends.filter { end in from.map { end.date >= $0 } ?? false }
             }
             histories.append(.found(CustomerHistory(
-                customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate, entries: entries,
+                customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate,
+                provider: answer.provider, incompleteReason: incomplete, entries: entries,
                 accessEnds: ends, timeline: Timeline(answer.entries, catalog: answer.catalog))))
         }
         guard !invocation.global.quiet else { return status }

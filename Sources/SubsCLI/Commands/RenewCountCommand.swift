@@ -13,17 +13,19 @@ enum RenewCountCommand {
         let users = try Commands.users([user], context)
         let source = try Commands.source(invocation, context)
         try source.require(.renewalCounts)
-        let answer = try source.statuses(of: users, at: invocation.global.at)
-        Commands.say(answer.notes, context)
-        Commands.warn(answer.warnings, context)
-        if let wanted, let known = answer.knownEntitlements { try Commands.checkEntitlementExists(wanted, known: known) }
 
         var status = ExitCode.success
         var counts: [Asked<RenewCounts>] = []
-        for (id, customer) in zip(users, answer.statuses) {
-            var shown = customer?.entitlements ?? []
+        for (id, answer) in zip(users, try source.renewalCounts(of: users, at: invocation.global.at)) {
+            Commands.say(answer.notes, context)
+            Commands.warn(answer.warnings, context)
+            let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
+            if let incomplete { Commands.say(["incomplete renewal counts: \(incomplete)"], context) }
+            if let wanted, let known = answer.knownEntitlements { try Commands.checkEntitlementExists(wanted, known: known) }
             var missing: Missing?
-            if let customer {
+            var shown: [EntitlementInfo] = []
+            if let customer = answer.statuses.first ?? nil {
+                shown = customer.entitlements
                 if let wanted {
                     if let e = customer.entitlements.first(where: { $0.id == wanted }) {
                         shown = [e]
@@ -32,15 +34,16 @@ enum RenewCountCommand {
                                           message: "customer \(Terminal.quoted(customer.record.id, escaping: false)) never had entitlement \(Terminal.quoted(wanted, escaping: false))")
                     }
                 }
+                if missing == nil {
+                    counts.append(.found(RenewCounts(customerId: customer.record.id, requestedId: id, requestDate: answer.requestDate,
+                                                     incompleteReason: incomplete, entitlements: shown)))
+                }
             } else {
                 missing = Missing.customer(id)
             }
             if let missing {
                 status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
                 counts.append(.missing(missing))
-            } else if let customer {
-                counts.append(.found(RenewCounts(customerId: customer.record.id, requestedId: id,
-                                                 requestDate: answer.requestDate, entitlements: shown)))
             }
         }
         guard !invocation.global.quiet else { return status }
@@ -54,6 +57,8 @@ struct RenewCounts {
     var customerId: String
     var requestedId: String
     var requestDate: Instant
+    /// nil when the counts come from the whole history.
+    var incompleteReason: String?
     var entitlements: [EntitlementInfo]
 }
 
@@ -71,10 +76,11 @@ struct RenewCountResult: CommandResult {
             case .found(let c):
                 if let entitlement, let e = c.entitlements.first {
                     return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
-                                                requestDate: c.requestDate, entitlement: entitlement, count: e.renewsCount)
+                                                requestDate: c.requestDate, incompleteReason: c.incompleteReason,
+                                                entitlement: entitlement, count: e.renewsCount)
                 }
                 return Documents.renewCounts(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
-                                             counts: c.entitlements.map { ($0.id, $0.renewsCount) })
+                                             incompleteReason: c.incompleteReason, counts: c.entitlements.map { ($0.id, $0.renewsCount) })
             }
         }
         if asArray { return .array(documents) }

@@ -79,11 +79,15 @@ enum ManProse {
         The project key reads; grant and revoke need the secret key (sk_…), and a project key used for \
         them is exit status 77. \
         Entitlements map field by field; requestDate is the Date of Qonversion's answer. \
-        v3 has no transactions and no renewal counts, so history and renew-count are exit status 69, \
+        v3 has no transactions and no renewal counts, so history and renew-count are refused (API v4 has them), \
         renewsCount is null and transactions is empty; with --at the current record is projected to T, \
         active when started is at or before T and expires after it, and a note says so. \
         A grant needs an expiry (--lifetime is exit status 69), keeps no reason, and names one USER; \
-        --dry-run is exit status 69.
+        --dry-run is exit status 69. \
+        A --remote whose last segment is v4 (https://api.qonversion.io/v4) speaks Qonversion's API v4, \
+        which needs the secret key (any other key is exit status 77): history lists the user's purchases \
+        (every page, up to 50; past that complete is false), renew-count counts the paid purchases after \
+        the first of each chain, and a grant may be --lifetime. v4 shows no refunds or trials on a purchase.
         With --provider iaphub, --remote is required and names the IAPHUB app, as in \
         https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
         Authorization: ApiKey KEY. \
@@ -233,13 +237,17 @@ enum ManProse {
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
-        ("history", "customerId, requestedId, requestDate, entries. Each entry has date, kind (transaction, refund, event or grant), "
+        ("history", "customerId, requestedId, requestDate, provider (store, subs, revenuecat, qonversion or iaphub: who answered), "
+            + "complete (false when the provider cannot give the whole history), incompleteReason (why, in one sentence, "
+            + "also said on stderr; null when complete), entries. Each entry has date, kind (transaction, refund, event or grant), "
             + "type and entitlements; transactions add transactionId, originalTransactionId, productId, "
-            + "expirationDate, source, environment, ownershipType and offerCode; refunds add transactionId and "
+            + "expirationDate, source, environment, ownershipType, offerCode, price (a decimal string as the platform "
+            + "gives it) and currency (null where unknown); refunds add transactionId and "
             + "productId; events add originalTransactionId and their own fields; grants add grantId, "
             + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
             + "jsonl prints one entry per line."),
-        ("renew-count", "customerId, requestedId, requestDate, entitlement, renewsCount with an ENTITLEMENT; without one, "
+        ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement, "
+            + "renewsCount with an ENTITLEMENT; without one, "
             + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
             + "when ENTITLEMENT is given."),
         ("grant, revoke", "customerId, requestDate, dryRun, grants (the grant records written: id, entitlement, "

@@ -14,6 +14,9 @@ struct CustomerHistory {
     var customerId: String
     var requestedId: String
     var requestDate: Instant
+    /// Who answered, and why the history is not whole (nil: it is).
+    var provider: String
+    var incompleteReason: String?
     /// The entries shown (after --entitlement, --since, --limit).
     var entries: [HistoryEntry]
     /// The milestones shown (the same filters).
@@ -34,7 +37,7 @@ struct HistoryResult: CommandResult {
             switch asked {
             case .found(let h):
                 return Documents.history(customerId: h.customerId, requestedId: h.requestedId, requestDate: h.requestDate,
-                                         entries: h.entries)
+                                         provider: h.provider, incompleteReason: h.incompleteReason, entries: h.entries)
             case .missing(let m):
                 return Documents.missing(m)
             }

@@ -87,10 +87,17 @@ public final class RemoteClient: @unchecked Sendable {
     }
 
     /// `customer`: who the answer is about; a cached answer is bound to it.
+    /// `deadline`: a `now()` instant (seconds, monotonic) the request must end by, for an
+    /// operation of several requests sharing one `--timeout` budget (a paginated list).
     public func get(_ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
-                    cachePolicy: CachePolicy = .network, refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
-        try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy, refusal: refusal)
+                    cachePolicy: CachePolicy = .network, deadline: Double? = nil,
+                    refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
+        try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy,
+                 deadline: deadline, refusal: refusal)
     }
+
+    /// The monotonic clock deadlines are read on, in seconds.
+    public func now() -> Double { monotonic() }
 
     /// Sends `method` to base URL + `path`. Returns 2xx and the 4xx statuses providers
     /// interpret (404, 400, 409, 422…); throws RemoteError for the rest.
@@ -98,7 +105,7 @@ public final class RemoteClient: @unchecked Sendable {
     /// serve's `busy`, `invalid_store`) gets that error thrown at once — the server answered, so it
     /// is neither retried nor replaced by a cached answer; nil keeps the usual handling.
     public func send(_ method: String, _ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
-                     body: [UInt8]? = nil, cachePolicy: CachePolicy = .network,
+                     body: [UInt8]? = nil, cachePolicy: CachePolicy = .network, deadline: Double? = nil,
                      refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
         let url = endpoint.url.appending(path)
         let shown = RemoteURL.display(url)
@@ -123,7 +130,7 @@ public final class RemoteClient: @unchecked Sendable {
 
         var request = RemoteRequest(method: method, url: url, headers: requestHeaders(headers, hasBody: body != nil), body: body)
         do {
-            let response = try exchange(&request, shown: shown, refusal: refusal)
+            let response = try exchange(&request, shown: shown, deadline: deadline, refusal: refusal)
             var warnings: [String] = []
             if isGet, (200..<300).contains(response.status), let cache = cache {
                 do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
@@ -165,10 +172,10 @@ public final class RemoteClient: @unchecked Sendable {
     }
 
     /// The attempts, within the deadline.
-    private func exchange(_ request: inout RemoteRequest, shown: String,
+    private func exchange(_ request: inout RemoteRequest, shown: String, deadline overall: Double?,
                           refusal: ((RemoteAnswer) -> Error?)?) throws -> RemoteResponse {
         let start = monotonic()
-        let deadline = start + timeout
+        let deadline = min(start + timeout, overall ?? .infinity)
         let repeatable = RetryPolicy.mayRepeat(method: request.method, headers: request.headers)
         var attempt = 0
         while true {

@@ -20,6 +20,14 @@ public protocol CustomerSource {
     /// Everything that happened to `id` up to `until` (nil: up to T); nil for an unknown id.
     func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer?
 
+    /// The status of `id` at T with each entitlement's `renewsCount` filled (nil answer status:
+    /// unknown id). A source whose statuses already carry the counts answers with `statuses`;
+    /// one that counts from a purchase history fetches it here, so `check` never pays for it.
+    func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer
+    /// The same for each id, one answer per id in order: a record-backed source reads them all in
+    /// one scan; a provider asks for each in turn.
+    func renewalCounts(of ids: [String], at t: Instant?) throws -> [StatusAnswer]
+
     /// Applies a grant or revoke to every id (all or nothing; nothing written with `dryRun`),
     /// stamped `now`; the answer holds each customer's entitlement status at `t` (nil: now).
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer
@@ -52,6 +60,16 @@ extension CustomerSource {
             }
         }
         return answer
+    }
+
+    /// Renewal counts of one customer: a provider that reads a purchase history for them (which
+    /// `check` never pays for) answers here; the others answer as `statuses`.
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        try statuses(of: [id], at: t)
+    }
+
+    public func renewalCounts(of ids: [String], at t: Instant?) throws -> [StatusAnswer] {
+        try ids.map { try renewalCounts(of: $0, at: t) }
     }
 
     /// Throws NotOffered, with the source's sentence, unless the source can do `capability`.
@@ -116,21 +134,33 @@ public struct StatusAnswer: Sendable {
     public var notes: [String]
     /// Said on stderr (`subs: warning: ...`): parts of an answer left out as malformed.
     public var warnings: [String]
+    /// For renewal counts computed from a history (`renewalCounts(of:at:)`): false when that
+    /// history is partial, `incompleteReason` saying why (SPEC section 4, `renew-count`).
+    public var complete: Bool
+    public var incompleteReason: String?
 
     public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<String>? = nil,
-                notes: [String] = [], warnings: [String] = []) {
+                notes: [String] = [], warnings: [String] = [], complete: Bool = true, incompleteReason: String? = nil) {
         self.requestDate = requestDate
         self.statuses = statuses
         self.knownEntitlements = knownEntitlements
         self.notes = notes
         self.warnings = warnings
+        self.complete = complete
+        self.incompleteReason = incompleteReason
     }
 }
 
 public struct HistoryAnswer: Sendable {
     public var requestDate: Instant
     public var customerId: String
+    /// Who answered (SPEC section 4): `store`, `subs`, `revenuecat`, `qonversion`, `iaphub`.
+    public var provider: String
     public var entries: [HistoryEntry]
+    /// False when the provider cannot give the whole history (a page cap reached, an API version
+    /// without transactions); `incompleteReason` then says why in one sentence.
+    public var complete: Bool
+    public var incompleteReason: String?
     public var notes: [String]
     public var warnings: [String]
     /// Entitlements some product unlocks, when the source knows its catalog (an `--entitlement`
@@ -141,12 +171,16 @@ public struct HistoryAnswer: Sendable {
     /// When access ended, derived from the records (the timeline's "access ended"; not entries).
     public var accessEnds: [AccessEnd]
 
-    public init(requestDate: Instant, customerId: String, entries: [HistoryEntry], notes: [String] = [],
+    public init(requestDate: Instant, customerId: String, provider: String, entries: [HistoryEntry],
+                complete: Bool = true, incompleteReason: String? = nil, notes: [String] = [],
                 warnings: [String] = [], knownEntitlements: Set<String>? = nil, catalog: Catalog? = nil,
                 accessEnds: [AccessEnd] = []) {
         self.requestDate = requestDate
         self.customerId = customerId
+        self.provider = provider
         self.entries = entries
+        self.complete = complete
+        self.incompleteReason = incompleteReason
         self.notes = notes
         self.warnings = warnings
         self.knownEntitlements = knownEntitlements

@@ -8,6 +8,8 @@ public enum QonversionError: Error, Equatable, Sendable, CustomStringConvertible
     case refused(url: String, status: Int, message: String)
     /// A grant or revoke for a user or identity Qonversion does not know.
     case userNotFound(id: String)
+    /// API v4 asked with a key that is not a secret key (checked before sending), or answered 401/403.
+    case v4NeedsSecretKey(url: String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,9 @@ public enum QonversionError: Error, Equatable, Sendable, CustomStringConvertible
                 + "(sk_…, sandbox test_sk_…) in --api-key-file; the project key only reads"
         case .refused(let url, let status, let message):
             return "\(url): Qonversion refused the request (HTTP \(status)): \(message)"
+        case .v4NeedsSecretKey(let url):
+            return "\(url): Qonversion's API v4 needs the project's secret key (sk_…, sandbox test_sk_…) in --api-key-file; "
+                + "a project key works with API v3 only (--remote https://api.qonversion.io/v3)"
         case .userNotFound(let id):
             return "customer '\(id)' not found: Qonversion knows no such user or identity "
                 + "(its API v3 cannot create users; its SDK does); nothing written"

@@ -11,9 +11,9 @@ public struct QonversionSource: CustomerSource {
     public let client: RemoteClient
     public let cachePolicy: CachePolicy
     public let clock: any Clock
-    private let warnings = WarningList()
+    let warnings = WarningList()
     /// Elements of an answer left out as malformed, said as warnings (not notes).
-    private let leftOut = WarningList()
+    let leftOut = WarningList()
 
     public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
         self.client = client
@@ -25,12 +25,16 @@ public struct QonversionSource: CustomerSource {
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
-        case .history: return "Qonversion's API v3 exposes no transactions, so it cannot give a history; a subs store (--store, or --remote to subs serve) can"
-        case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"
+        case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + Self.useV4
+        case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; " + Self.useV4
         case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
         default: return "Qonversion's API v3 does not offer that"
         }
     }
+
+    /// What a v3 refusal of history or renew-count says next: API v4 has them, and how to ask it.
+    static let useV4 = "API v4 lists a user's purchases: select it with --remote https://api.qonversion.io/v4 "
+        + "and the project's secret key (sk_…)"
 
     // MARK: reading
 
@@ -207,7 +211,7 @@ public struct QonversionSource: CustomerSource {
     }
 
     /// A write: a 401/403 means the key cannot write — the project key only reads.
-    private func write(_ send: () throws -> RemoteAnswer) throws -> RemoteAnswer {
+    func write(_ send: () throws -> RemoteAnswer) throws -> RemoteAnswer {
         do { return try send() } catch RemoteError.unauthorized(let url, let status) {
             throw QonversionError.writeNeedsSecretKey(url: url, status: status)
         }
@@ -219,7 +223,7 @@ public struct QonversionSource: CustomerSource {
         "/users/" + RemoteURL.segment(userId) + "/entitlements"
     }
 
-    private func requestDate(_ answer: RemoteAnswer) -> Instant {
+    func requestDate(_ answer: RemoteAnswer) -> Instant {
         // A cached answer's Date is when it was fetched; it is judged at the local clock.
         guard answer.cacheAge == nil else { return clock.now() }
         return answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
@@ -230,16 +234,16 @@ public struct QonversionSource: CustomerSource {
 
     /// A 404 is Qonversion's own "not found" only with its error JSON (`{"error": {…}}`);
     /// a page or an empty body comes from somewhere that is not Qonversion's API.
-    private func requireOwnNotFound(_ answer: RemoteAnswer) throws {
+    func requireOwnNotFound(_ answer: RemoteAnswer) throws {
         guard answer.jsonObject?["error"]?.objectValue == nil else { return }
         throw wrongBaseURL(answer)
     }
 
-    private func wrongBaseURL(_ answer: RemoteAnswer) -> WrongBaseURL {
+    func wrongBaseURL(_ answer: RemoteAnswer) -> WrongBaseURL {
         WrongBaseURL(url: answer.url, why: "and a body that is not Qonversion's error JSON", expected: Self.expectedBaseURL)
     }
 
-    private func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {
+    func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {
         do { return try decode(answer.response.body) } catch {
             throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
         }
@@ -247,7 +251,7 @@ public struct QonversionSource: CustomerSource {
 
     /// A status the request did not expect: 400/422 are Qonversion's refusals (65, in its words);
     /// 404 is not found (3); anything else is not what v3 defines (76).
-    private func failure(_ answer: RemoteAnswer) -> Error {
+    func failure(_ answer: RemoteAnswer) -> Error {
         let status = answer.response.status
         let error = QonversionWire.error(answer.response.body)
         var words = error.message ?? error.code ?? error.type ?? "no reason given"

@@ -19,6 +19,20 @@ public struct RecordSource: CustomerSource {
 
     /// Records of the other environment are left out before the rules run, so a production
     /// chain that expired still describes an entitlement a sandbox purchase keeps active.
+    /// One scan of the records for every id; the answer's notes go with the first.
+    public func renewalCounts(of ids: [String], at t: Instant?) throws -> [StatusAnswer] {
+        let answer = try statuses(of: ids, at: t)
+        return answer.statuses.enumerated().map { index, status in
+            var one = answer
+            one.statuses = [status]
+            if index > 0 {
+                one.notes = []
+                one.warnings = []
+            }
+            return one
+        }
+    }
+
     public func statuses(of ids: [String], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer {
         let lookup = try records.lookup(ids)
         let at = t ?? lookup.requestDate ?? clock.now()
@@ -38,7 +52,7 @@ public struct RecordSource: CustomerSource {
         guard let record = lookup.records.first ?? nil else { return nil }
         let at = t ?? lookup.requestDate ?? clock.now()
         let end = until ?? at
-        return HistoryAnswer(requestDate: at, customerId: record.id,
+        return HistoryAnswer(requestDate: at, customerId: record.id, provider: records.provider,
                              entries: History.entries(of: record, catalog: lookup.catalog, until: end),
                              notes: records.takeNotes(), knownEntitlements: Set(lookup.catalog.entitlementIds),
                              catalog: lookup.catalog,

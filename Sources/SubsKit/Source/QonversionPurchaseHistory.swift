@@ -1,0 +1,92 @@
+// A Qonversion v4 user's purchases as subs' history and renewal counts (SPEC section 6, API v4).
+// Only what the purchases say: v4 shows no refund, no trial and no cancellation on a purchase,
+// so none is ever invented. Pure (fuzzed with the v4 decoders).
+
+public enum QonversionPurchaseHistory {
+    /// The chain a purchase belongs to: the store's own key (original transaction id, Play
+    /// purchase token, Stripe subscription id), else — the store data naming none — its platform
+    /// and product, as purchases of one subscription product by one user renew one another.
+    static func chainKey(_ p: QonversionPurchase) -> String {
+        if let id = p.chainId { return "id:" + id }
+        return "product:\(p.platform.rawValue):\(p.productId)"
+    }
+
+    /// Whether a purchase is of `productId` (a v4 entitlement's product): the same id, or a Play
+    /// base plan `{product_id}:{base_plan_id}` of it.
+    static func isOf(_ p: QonversionPurchase, product productId: String) -> Bool {
+        p.productId == productId || (p.productId.hasPrefix(productId + ":") && !productId.isEmpty)
+    }
+
+    /// Purchases oldest first; equal dates keep the reverse of the wire order (the wire is newest first).
+    static func oldestFirst(_ purchases: [QonversionPurchase]) -> [QonversionPurchase] {
+        Array(purchases.reversed()).enumerated()
+            .sorted { a, b in a.element.purchasedAt != b.element.purchasedAt ? a.element.purchasedAt < b.element.purchasedAt : a.offset < b.offset }
+            .map(\.element)
+    }
+
+    /// A price of zero (a free trial or a free period) is not a paid renewal; an unknown price is
+    /// taken as paid, as Qonversion records store transactions, which are charges.
+    static func isPaid(_ p: QonversionPurchase) -> Bool {
+        guard let price = p.price else { return true }
+        let digits = price.filter { $0 != "." && $0 != "-" && $0 != "+" }
+        return !(digits.allSatisfy { $0 == "0" } && !digits.isEmpty)
+    }
+
+    /// The history entries of `purchases` dated <= until, oldest first: one `transaction` each.
+    /// `sandbox`: the key is a sandbox secret key (`test_sk_…`), whose answers are sandbox data.
+    public static func entries(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
+                               sandbox: Bool, until: Instant) -> [HistoryEntry] {
+        var seen: Set<String> = []
+        var out: [HistoryEntry] = []
+        out.reserveCapacity(purchases.count)
+        for p in oldestFirst(purchases) where p.purchasedAt <= until {
+            let unlocked = Array(Set(entitlements.compactMap { e in
+                e.productId.flatMap { isOf(p, product: $0) ? e.id : nil }
+            })).sorted()
+            let type: TransactionType
+            if p.expiresAt == nil {
+                // v4 does not say whether a one-time product is consumable: one that unlocks no
+                // entitlement of the user's is taken as one (RevenueCat v1's history does the same).
+                type = unlocked.isEmpty ? .consumablePurchase : .nonConsumablePurchase
+            } else {
+                type = seen.insert(chainKey(p)).inserted ? .subscriptionStarted : .subscriptionRenewed
+            }
+            out.append(HistoryEntry(date: p.purchasedAt, kind: .transaction, type: type.rawValue, entitlements: unlocked, fields: [
+                ("transactionId", .string(p.storeTransactionId ?? p.id)),
+                ("originalTransactionId", .string(p.expiresAt == nil ? p.storeTransactionId ?? p.id : p.chainId)),
+                ("productId", .string(p.productId)),
+                ("expirationDate", .date(p.expiresAt)),
+                ("source", .string(p.platform.rawValue)),
+                ("environment", .string(sandbox ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue)),
+                // v4 says nothing of family sharing or offer codes.
+                ("ownershipType", .string(nil)),
+                ("offerCode", .string(nil)),
+                ("price", .string(p.price)),
+                ("currency", .string(p.currency)),
+            ]))
+        }
+        return out
+    }
+
+    /// renewsCount of each entitlement: for one from a subscription, the paid purchases after the
+    /// first in the chain of the latest purchase of its product, dated <= until; 0 for a manual
+    /// grant or a one-time product; nil when no purchase of its product is listed.
+    public static func renewsCounts(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
+                                    until: Instant) -> [String: Int?] {
+        let ordered = oldestFirst(purchases).filter { $0.purchasedAt <= until }
+        var chains: [String: [QonversionPurchase]] = [:]
+        for p in ordered where p.expiresAt != nil { chains[chainKey(p), default: []].append(p) }
+        var counts: [String: Int?] = [:]
+        for e in entitlements {
+            if e.source == .manual { counts[e.id] = 0; continue }
+            guard let product = e.productId,
+                  let latest = ordered.last(where: { isOf($0, product: product) }) else {
+                counts[e.id] = .some(nil)
+                continue
+            }
+            guard latest.expiresAt != nil, let chain = chains[chainKey(latest)] else { counts[e.id] = 0; continue }
+            counts[e.id] = chain.dropFirst().filter(isPaid).count
+        }
+        return counts
+    }
+}

@@ -1,0 +1,214 @@
+// Provider `qonversion` against REST API v4 (`--remote https://api.qonversion.io/v4`, SPEC
+// section 6): identities and user entitlements as in v3 with v4's names, grant and revoke, and a
+// user's purchase history (`GET /users/{user_id}/purchases`, cursor pages) for `history` and
+// `renew-count`. Every v4 endpoint needs the secret key.
+
+import SubsJSON
+
+public struct QonversionV4Source: CustomerSource {
+    /// At most this many pages of a list are read (100 purchases a page asked, fewer when the API
+    /// caps the page): past it the answer is incomplete and says so.
+    public static let pageCap = 50
+    /// The page size asked (v4's maximum); the API may answer fewer, and `has_more` is followed.
+    public static let pageLimit = 100
+
+    /// Whether `--remote` names API v4: its last path segment is `v4`.
+    public static func isV4(_ url: RemoteURL) -> Bool {
+        url.base.split(separator: "/").last.map { $0.lowercased() == "v4" } ?? false
+    }
+
+    /// Qonversion's secret keys: `sk_…`, sandbox `test_sk_…`; project keys have no such prefix.
+    public static func isSecretKey(_ key: APIKey?) -> Bool {
+        guard let key else { return false }
+        return key.hasPrefix("sk_") || key.hasPrefix("test_sk_")
+    }
+
+    let v3: QonversionSource
+    public var client: RemoteClient { v3.client }
+    public var cachePolicy: CachePolicy { v3.cachePolicy }
+    public var clock: any Clock { v3.clock }
+    /// Answers to a sandbox key (`test_sk_…`) are sandbox data.
+    let sandbox: Bool
+    let pageCap: Int
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock, pageCap: Int = QonversionV4Source.pageCap) {
+        v3 = QonversionSource(client: client, cachePolicy: cachePolicy, clock: clock)
+        sandbox = client.endpoint.apiKey?.hasPrefix("test_sk_") ?? false
+        self.pageCap = max(1, pageCap)
+    }
+
+    public var capabilities: SourceCapabilities { [.history, .renewalCounts, .grants, .lifetimeGrants] }
+
+    public func whyNotOffered(_ capability: SourceCapabilities) -> String {
+        "Qonversion's API v4 does not offer that"
+    }
+
+    /// Checked before anything is sent: a project key would only meet 401/403.
+    func requireSecretKey() throws {
+        guard Self.isSecretKey(client.endpoint.apiKey) else {
+            throw QonversionError.v4NeedsSecretKey(url: RemoteURL.display(client.endpoint.url.base))
+        }
+    }
+
+    // MARK: reading
+
+    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        try requireSecretKey()
+        var statuses: [CustomerStatus?] = []
+        var firstDate: Instant?
+        var seen: [String: CustomerStatus?] = [:]
+        for id in ids {
+            if let known = seen[id] { statuses.append(known); continue }
+            var status: CustomerStatus?
+            if let user = try resolve(id), let answer = try entitlements(of: user.userId) {
+                firstDate = firstDate ?? answer.requestDate
+                status = self.status(id, user, answer, at: t)
+            }
+            seen[id] = status
+            statuses.append(status)
+        }
+        var notes = v3.warnings.take()
+        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes,
+                            warnings: v3.leftOut.take())
+    }
+
+    private func status(_ id: String, _ user: (userId: String, alias: String?), _ answer: EntitlementsAnswer,
+                        at t: Instant?) -> CustomerStatus {
+        var described = QonversionSource.describe(answer.list, projectedTo: t)
+        if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
+        return CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
+                              requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
+                              entitlements: described)
+    }
+
+    static func projectionNote(_ t: Instant) -> String {
+        "Qonversion's API v4 answers the current entitlements only; they were projected to \(ISODate.format(t)) "
+            + "(active when started_at ≤ T < expires_at)"
+    }
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        try requireSecretKey()
+        guard let user = try resolve(id), let answer = try entitlements(of: user.userId) else { return nil }
+        guard let purchases = try purchases(of: user.userId) else { return nil }
+        let at = t ?? answer.requestDate
+        return HistoryAnswer(
+            requestDate: at, customerId: id, provider: "qonversion",
+            entries: QonversionPurchaseHistory.entries(purchases.list, entitlements: answer.list, sandbox: sandbox,
+                                                       until: until ?? at),
+            complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason,
+            notes: v3.warnings.take(), warnings: v3.leftOut.take())
+    }
+
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        try requireSecretKey()
+        guard let user = try resolve(id), let answer = try entitlements(of: user.userId),
+              let purchases = try purchases(of: user.userId) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: v3.warnings.take(), warnings: v3.leftOut.take())
+        }
+        var status = self.status(id, user, answer, at: t)
+        let counts = QonversionPurchaseHistory.renewsCounts(purchases.list, entitlements: answer.list,
+                                                            until: t ?? answer.requestDate)
+        for i in status.entitlements.indices { status.entitlements[i].renewsCount = counts[status.entitlements[i].id] ?? nil }
+        var notes = v3.warnings.take()
+        if let t { notes.append(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: status.requestDate, statuses: [status], notes: notes, warnings: v3.leftOut.take(),
+                            complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason)
+    }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("Qonversion's API v4 does not list users for completion")
+    }
+
+    public func entitlementIds() throws -> [String] {
+        throw NotOffered("subs does not read Qonversion's entitlement definitions")
+    }
+
+    func resolve(_ id: String) throws -> (userId: String, alias: String?)? {
+        try v3.resolve(id, cachePolicy: cachePolicy)
+    }
+
+    struct EntitlementsAnswer {
+        var list: [QonversionEntitlement]
+        var requestDate: Instant
+        var fromCache: Bool
+    }
+
+    /// Every page of the user's entitlements; nil for an unknown user.
+    func entitlements(of userId: String, policy: CachePolicy? = nil) throws -> EntitlementsAnswer? {
+        let path = "/users/" + RemoteURL.segment(userId) + "/entitlements"
+        guard let read = try pages(path, userId: userId, policy: policy ?? cachePolicy, decode: QonversionV4Wire.entitlementsPage) else {
+            return nil
+        }
+        // Entitlements are few: a listing past the page cap is a server that never ends.
+        if let reason = read.incompleteReason { v3.warnings.add(["user entitlements: " + reason]) }
+        return EntitlementsAnswer(list: read.list, requestDate: read.requestDate, fromCache: read.fromCache)
+    }
+
+    /// Every page of the user's purchases (newest first, as listed); nil for an unknown user.
+    func purchases(of userId: String) throws -> PagedList<QonversionPurchase>? {
+        try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy,
+                  decode: QonversionV4Wire.purchasesPage)
+    }
+
+    struct PagedList<Item> {
+        var list: [Item]
+        var requestDate: Instant
+        var fromCache: Bool
+        /// nil when every page was read.
+        var incompleteReason: String?
+    }
+
+    /// Follows `has_more` from page to page (`starting_after` = the last id of the previous page)
+    /// within one `--timeout` budget, up to `pageCap` pages. nil when the first page is a 404.
+    func pages<Item>(_ path: String, userId: String, policy: CachePolicy,
+                     decode: ([UInt8]) throws(WireFormatError) -> QonversionPage<Item>) throws -> PagedList<Item>? {
+        let deadline = client.now() + client.timeout
+        var list: [Item] = []
+        var cursor: String?
+        var cursors: Set<String> = []
+        var first: (date: Instant, fromCache: Bool)?
+        for page in 1...pageCap {
+            let query = "?limit=\(Self.pageLimit)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
+            let answer = try client.get(path + query, customer: userId, cachePolicy: policy, deadline: deadline)
+            v3.warnings.add(answer.warnings)
+            switch answer.response.status {
+            case 200: break
+            case 404 where page == 1:
+                try v3.requireOwnNotFound(answer)
+                return nil
+            default: throw v3.failure(answer)
+            }
+            let decoded = try v3.decoded(answer) { bytes in try decode(bytes) }
+            v3.leftOut.add(decoded.problems.map { $0.leftOut(of: "Qonversion user '\(userId)', page \(page)") })
+            list += decoded.items
+            if first == nil { first = (v3.requestDate(answer), answer.cacheAge != nil) }
+            guard decoded.hasMore else {
+                return PagedList(list: list, requestDate: first!.date, fromCache: first!.fromCache, incompleteReason: nil)
+            }
+            // A server that says "more" without a way to ask for it, or sends a cursor again, lies.
+            guard let next = decoded.lastId ?? decoded.nextCursor, decoded.count > 0, cursors.insert(next).inserted else {
+                throw RemoteError.protocolError(url: answer.url, reason: decoded.count == 0
+                    ? "has_more is true on an empty page" : "has_more is true but the page gives no new cursor")
+            }
+            cursor = next
+        }
+        return PagedList(list: list, requestDate: first!.date, fromCache: first!.fromCache,
+                         incompleteReason: "Qonversion's API v4 listed more than \(pageCap) pages; subs read the newest "
+                            + "\(list.count) items and stopped there, so older ones are not shown")
+    }
+
+    // MARK: writing
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        try requireSecretKey()
+        return try QonversionV4Writer(source: self).apply(change, to: ids, now: now, at: t, dryRun: dryRun)
+    }
+}
+
+extension APIKey {
+    /// Whether the key starts with `prefix` (a provider's key kind); the key itself never leaves.
+    public func hasPrefix(_ prefix: String) -> Bool {
+        headerValue(APIKeyScheme(header: "", prefix: "")).hasPrefix(prefix)
+    }
+}
