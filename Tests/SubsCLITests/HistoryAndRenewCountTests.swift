@@ -19,12 +19,31 @@ final class HistoryAndRenewCountTests: XCTestCase {
         let result = run(["history", "bob", "--json"])
         XCTAssertEqual(result.status, .success, result.stderr)
         let doc = try JSON.parse(result.stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "entries"])
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "provider", "complete",
+                                               "incompleteReason", "entries"])
+        XCTAssertEqual(doc["provider"], .string("store"))
+        XCTAssertEqual(doc["complete"], .bool(true))
+        XCTAssertEqual(doc["incompleteReason"], .null)
+        XCTAssertEqual(result.stderr, "", "a complete history says nothing on stderr")
         let entries = try XCTUnwrap(doc["entries"]?.arrayValue)
         XCTAssertEqual(entries.map { $0["kind"] }, [.string("transaction"), .string("event")])
         XCTAssertEqual(entries[1]["type"], .string("billingIssue"))
         XCTAssertEqual(entries[1]["entitlements"], .array([.string("premium")]))
         XCTAssertEqual(entries[0].objectValue?.keys.prefix(4), ["date", "kind", "type", "entitlements"])
+    }
+
+    func testHistoryTransactionEntriesCarryPriceAndCurrencyNullFromTheStore() throws {
+        let doc = try JSON.parse(run(["history", "alice", "--json"]).stdout)
+        let entries = try XCTUnwrap(doc["entries"]?.arrayValue)
+        let transaction = try XCTUnwrap(entries.first { $0["kind"] == .string("transaction") })
+        XCTAssertEqual(transaction.objectValue?.keys, ["date", "kind", "type", "entitlements", "transactionId",
+                                                       "originalTransactionId", "productId", "expirationDate", "source",
+                                                       "environment", "ownershipType", "offerCode", "price", "currency"])
+        // The store format keeps no price: unknown, not invented.
+        XCTAssertEqual(transaction["price"], .null)
+        XCTAssertEqual(transaction["currency"], .null)
+        // Refunds, events and grants carry no price.
+        for entry in entries where entry["kind"] != .string("transaction") { XCTAssertNil(entry["price"]) }
     }
 
     func testHistoryJSONLIsOneEntryPerLineAndLimitKeepsTheMostRecent() throws {
@@ -60,10 +79,15 @@ final class HistoryAndRenewCountTests: XCTestCase {
 
     func testRenewCountJSONShapes() throws {
         let one = try JSON.parse(run(["renew-count", "alice", "premium", "--json"]).stdout)
-        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestedId", "requestDate", "entitlement", "renewsCount"])
+        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason",
+                                               "entitlement", "renewsCount"])
+        XCTAssertEqual(one["complete"], .bool(true))
+        XCTAssertEqual(one["incompleteReason"], .null)
         XCTAssertEqual(one["renewsCount"], .number("1"))
         let all = try JSON.parse(run(["renew-count", "alice", "--json"]).stdout)
         XCTAssertEqual(all["renewsCount"], .object(JSONObject([("premium", .number("1"))])))
+        XCTAssertEqual(all.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason",
+                                               "renewsCount"])
     }
 
     func testRenewCountOfAnEntitlementNeverHeldIsExit3() {

@@ -122,11 +122,24 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
         XCTAssertEqual(rc.requestCount, 0)
     }
 
+    func testAnIncompleteHistoryIsSaidOnStderrInEveryFormat() {
+        for format in ["table", "tsv", "jsonl", "json"] {
+            let result = run(["history", "ralph", "--format", format])
+            XCTAssertEqual(result.status, .success, result.stderr)
+            XCTAssertEqual(result.stderr, "subs: note: incomplete history: \(RevenueCatSource.historyNote)\n", format)
+        }
+    }
+
     func testHistoryFromWhatV1ExposesWithItsNote() throws {
         let result = run(["history", "ralph", "--json"])
         XCTAssertEqual(result.status, .success, result.stderr)
-        XCTAssertEqual(result.stderr, "subs: note: \(RevenueCatSource.historyNote)\n")
-        let entries = try XCTUnwrap(try JSON.parse(result.stdout)["entries"]?.arrayValue)
+        // v1 has no full transaction list: the answer says it is incomplete, on stderr and in the document.
+        XCTAssertEqual(result.stderr, "subs: note: incomplete history: \(RevenueCatSource.historyNote)\n")
+        let doc = try JSON.parse(result.stdout)
+        XCTAssertEqual(doc["provider"], .string("revenuecat"))
+        XCTAssertEqual(doc["complete"], .bool(false))
+        XCTAssertEqual(doc["incompleteReason"], .string(RevenueCatSource.historyNote))
+        let entries = try XCTUnwrap(doc["entries"]?.arrayValue)
         XCTAssertEqual(entries.map { "\($0["date"]!.stringValue!) \($0["kind"]!.stringValue!) \($0["type"]!.stringValue!)" }, [
             "2025-09-01T12:00:00Z transaction subscriptionStarted",
             "2026-09-01T12:00:00Z transaction subscriptionRenewed",
@@ -149,6 +162,12 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
         let lena = try JSON.parse(run(["history", "lena", "--json"]).stdout)["entries"]?.arrayValue ?? []
         XCTAssertEqual(lena.map { "\($0["type"]!.stringValue!) \($0["productId"]!.stringValue!)" },
                        ["nonConsumablePurchase lifetime_unlock", "nonConsumablePurchase lifetime_unlock", "consumablePurchase coins_100"])
+        // `price.amount` as RevenueCat wrote the number, `price.currency`; null where v1 gave none.
+        XCTAssertEqual(lena.map { $0["price"] }, [.null, .string("99.99"), lena[2]["price"]])
+        XCTAssertEqual(lena[1]["currency"], .string("EUR"))
+        XCTAssertEqual(lena[0]["currency"], .null)
+        // A renewed subscription's price is its latest period's: the first period's is unknown.
+        XCTAssertEqual(entries.map { $0["price"] }, [.null, .null, nil])
         let paul = try JSON.parse(run(["history", "paul", "--json"]).stdout)["entries"]?.arrayValue ?? []
         XCTAssertEqual(paul.map { "\($0["kind"]!.stringValue!) \($0["type"]!.stringValue!)" }, ["grant granted"])
         XCTAssertEqual(paul.first?["entitlements"], .array([.string("premium")]))

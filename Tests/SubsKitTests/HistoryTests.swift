@@ -69,7 +69,9 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(e.date, at("2026-01-01"))
         XCTAssertEqual(e.entitlements, ["cloud", "premium"])
         XCTAssertEqual(keys(e), ["transactionId", "originalTransactionId", "productId", "expirationDate",
-                                 "source", "environment", "ownershipType", "offerCode"])
+                                 "source", "environment", "ownershipType", "offerCode", "price", "currency"])
+        XCTAssertEqual(e.field("price"), .string(nil))
+        XCTAssertEqual(e.field("currency"), .string(nil))
         XCTAssertEqual(e.field("transactionId"), .string("t1"))
         XCTAssertEqual(e.field("originalTransactionId"), .string("c9"))
         XCTAssertEqual(e.field("productId"), .string("pro_yearly"))

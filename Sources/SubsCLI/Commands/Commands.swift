@@ -105,6 +105,13 @@ public enum Commands {
         for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
     }
 
+    /// The one sentence an incomplete answer is said with (nil: complete); a source that says
+    /// incomplete without a reason still gets one, so `complete: false` never comes without it.
+    static func incompleteReason(complete: Bool, _ reason: String?) -> String? {
+        guard !complete else { return nil }
+        return reason.flatMap { $0.isEmpty ? nil : $0 } ?? "the provider did not give the whole history"
+    }
+
     /// At most this many warnings of one answer are said one by one: a server that sends a
     /// hundred thousand malformed items must not bury the terminal (the rest are counted).
     static let warningLimit = 20

@@ -19,6 +19,8 @@ enum HistoryCommand {
         }
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
+        let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
+        if let incomplete { Commands.say(["incomplete history: \(incomplete)"], context) }
         var entries = answer.entries
         if let since = invocation.instant(Options.since) { entries = entries.filter { $0.date >= since } }
         if let entitlement = invocation.text(Options.entitlement) {
@@ -30,7 +32,7 @@ enum HistoryCommand {
         guard !invocation.global.quiet else { return .success }
         let style = Commands.style(invocation, context)
         let result = HistoryResult(customerId: answer.customerId, requestedId: id, requestDate: answer.requestDate,
-                                   entries: entries)
+                                   provider: answer.provider, incompleteReason: incomplete, entries: entries)
         context.writeOut(try Output.render(result, style: style))
         return .success
     }
@@ -41,11 +43,14 @@ struct HistoryResult: CommandResult {
     var customerId: String
     var requestedId: String
     var requestDate: Instant
+    var provider: String
+    /// nil when the provider gave the whole history.
+    var incompleteReason: String?
     var entries: [HistoryEntry]
 
     var json: JSONOutput {
         .document(Documents.history(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
-                                    entries: entries))
+                                    provider: provider, incompleteReason: incompleteReason, entries: entries))
     }
 
     var jsonLines: [JSONValue] { entries.map(Documents.historyEntry) }

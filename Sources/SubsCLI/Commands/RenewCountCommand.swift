@@ -9,12 +9,14 @@ enum RenewCountCommand {
         }
         let source = try Commands.source(invocation, context)
         try source.require(.renewalCounts)
-        let answer = try source.statuses(of: [id], at: invocation.global.at)
+        let answer = try source.renewalCounts(of: id, at: invocation.global.at)
         guard let customer = answer.statuses.first ?? nil else {
             throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
         }
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
+        let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
+        if let incomplete { Commands.say(["incomplete renewal counts: \(incomplete)"], context) }
         let record = customer.record, at = answer.requestDate, entitlements = customer.entitlements
         var shown = entitlements
         if invocation.positionals.count > 1 {
@@ -25,8 +27,8 @@ enum RenewCountCommand {
             shown = [e]
         }
         guard !invocation.global.quiet else { return .success }
-        let result = RenewCountResult(customerId: record.id, requestedId: id, requestDate: at, entitlements: shown,
-                                      one: invocation.positionals.count > 1)
+        let result = RenewCountResult(customerId: record.id, requestedId: id, requestDate: at, incompleteReason: incomplete,
+                                      entitlements: shown, one: invocation.positionals.count > 1)
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return .success
     }
@@ -37,15 +39,18 @@ struct RenewCountResult: CommandResult {
     var customerId: String
     var requestedId: String
     var requestDate: Instant
+    /// nil when the counts come from the whole history.
+    var incompleteReason: String?
     var entitlements: [EntitlementInfo]
     var one: Bool
 
     var json: JSONOutput {
         if one, let e = entitlements.first {
-            return .document(Documents.renewCount(customerId: customerId, requestedId: requestedId,
-                                                  requestDate: requestDate, entitlement: e.id, count: e.renewsCount))
+            return .document(Documents.renewCount(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                                                  incompleteReason: incompleteReason, entitlement: e.id, count: e.renewsCount))
         }
         return .document(Documents.renewCounts(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                                               incompleteReason: incompleteReason,
                                                counts: entitlements.map { ($0.id, $0.renewsCount) }))
     }
 

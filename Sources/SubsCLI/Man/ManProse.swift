@@ -197,13 +197,17 @@ enum ManProse {
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
-        ("history", "customerId, requestedId, requestDate, entries. Each entry has date, kind (transaction, refund, event or grant), "
+        ("history", "customerId, requestedId, requestDate, provider (store, subs, revenuecat, qonversion or iaphub: who answered), "
+            + "complete (false when the provider cannot give the whole history), incompleteReason (why, in one sentence, "
+            + "also said on stderr; null when complete), entries. Each entry has date, kind (transaction, refund, event or grant), "
             + "type and entitlements; transactions add transactionId, originalTransactionId, productId, "
-            + "expirationDate, source, environment, ownershipType and offerCode; refunds add transactionId and "
+            + "expirationDate, source, environment, ownershipType, offerCode, price (a decimal string as the platform "
+            + "gives it) and currency (null where unknown); refunds add transactionId and "
             + "productId; events add originalTransactionId and their own fields; grants add grantId, "
             + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
             + "jsonl prints one entry per line."),
-        ("renew-count", "customerId, requestedId, requestDate, entitlement, renewsCount with an ENTITLEMENT; without one, "
+        ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement, "
+            + "renewsCount with an ENTITLEMENT; without one, "
             + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
             + "when ENTITLEMENT is given."),
         ("grant, revoke", "customerId, requestDate, dryRun, grants (the grant records written: id, entitlement, "

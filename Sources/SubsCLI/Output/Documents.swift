@@ -85,11 +85,15 @@ enum Documents {
 
     // MARK: history
 
-    static func history(customerId: String, requestedId: String, requestDate: Instant, entries: [HistoryEntry]) -> JSONValue {
+    static func history(customerId: String, requestedId: String, requestDate: Instant, provider: String,
+                        incompleteReason: String?, entries: [HistoryEntry]) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
             ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
+            ("provider", .string(provider)),
+            ("complete", .bool(incompleteReason == nil)),
+            ("incompleteReason", string(incompleteReason)),
             ("entries", .array(entries.map(historyEntry))),
         ]))
     }
@@ -112,21 +116,27 @@ enum Documents {
 
     // MARK: renew-count
 
-    static func renewCount(customerId: String, requestedId: String, requestDate: Instant, entitlement: String, count: Int?) -> JSONValue {
+    static func renewCount(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
+                           entitlement: String, count: Int?) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
             ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
+            ("complete", .bool(incompleteReason == nil)),
+            ("incompleteReason", string(incompleteReason)),
             ("entitlement", .string(entitlement)),
             ("renewsCount", int(count)),
         ]))
     }
 
-    static func renewCounts(customerId: String, requestedId: String, requestDate: Instant, counts: [(String, Int?)]) -> JSONValue {
+    static func renewCounts(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
+                            counts: [(String, Int?)]) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
             ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
+            ("complete", .bool(incompleteReason == nil)),
+            ("incompleteReason", string(incompleteReason)),
             ("renewsCount", .object(JSONObject(counts.map { ($0.0, int($0.1)) }))),
         ]))
     }

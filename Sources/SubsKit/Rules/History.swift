@@ -31,6 +31,9 @@ public enum History {
                     ("environment", .string(transaction.environment.rawValue)),
                     ("ownershipType", .string(transaction.ownershipType.rawValue)),
                     ("offerCode", .string(transaction.offerCode)),
+                    // The store format keeps no price (section 2): unknown, never guessed.
+                    ("price", .string(nil)),
+                    ("currency", .string(nil)),
                 ]))
             if let revoked = transaction.revocationDate {
                 all.append(HistoryEntry(

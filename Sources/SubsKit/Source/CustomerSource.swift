@@ -16,6 +16,11 @@ public protocol CustomerSource {
     /// Everything that happened to `id` up to `until` (nil: up to T); nil for an unknown id.
     func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer?
 
+    /// The status of `id` at T with each entitlement's `renewsCount` filled (nil answer status:
+    /// unknown id). A source whose statuses already carry the counts answers with `statuses`;
+    /// one that counts from a purchase history fetches it here, so `check` never pays for it.
+    func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer
+
     /// Applies a grant or revoke to every id (all or nothing; nothing written with `dryRun`),
     /// stamped `now`; the answer holds each customer's entitlement status at `t` (nil: now).
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer
@@ -28,6 +33,10 @@ public protocol CustomerSource {
 extension CustomerSource {
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         "this source does not offer that"
+    }
+
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        try statuses(of: [id], at: t)
     }
 
     /// Throws NotOffered, with the source's sentence, unless the source can do `capability`.
@@ -69,29 +78,45 @@ public struct StatusAnswer: Sendable {
     public var notes: [String]
     /// Said on stderr (`subs: warning: ...`): parts of an answer left out as malformed.
     public var warnings: [String]
+    /// For renewal counts computed from a history (`renewalCounts(of:at:)`): false when that
+    /// history is partial, `incompleteReason` saying why (SPEC section 4, `renew-count`).
+    public var complete: Bool
+    public var incompleteReason: String?
 
     public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<String>? = nil,
-                notes: [String] = [], warnings: [String] = []) {
+                notes: [String] = [], warnings: [String] = [], complete: Bool = true, incompleteReason: String? = nil) {
         self.requestDate = requestDate
         self.statuses = statuses
         self.knownEntitlements = knownEntitlements
         self.notes = notes
         self.warnings = warnings
+        self.complete = complete
+        self.incompleteReason = incompleteReason
     }
 }
 
 public struct HistoryAnswer: Sendable {
     public var requestDate: Instant
     public var customerId: String
+    /// Who answered (SPEC section 4): `store`, `subs`, `revenuecat`, `qonversion`, `iaphub`.
+    public var provider: String
     public var entries: [HistoryEntry]
+    /// False when the provider cannot give the whole history (a page cap reached, an API version
+    /// without transactions); `incompleteReason` then says why in one sentence.
+    public var complete: Bool
+    public var incompleteReason: String?
     public var notes: [String]
     public var warnings: [String]
 
-    public init(requestDate: Instant, customerId: String, entries: [HistoryEntry], notes: [String] = [],
+    public init(requestDate: Instant, customerId: String, provider: String, entries: [HistoryEntry],
+                complete: Bool = true, incompleteReason: String? = nil, notes: [String] = [],
                 warnings: [String] = []) {
         self.requestDate = requestDate
         self.customerId = customerId
+        self.provider = provider
         self.entries = entries
+        self.complete = complete
+        self.incompleteReason = incompleteReason
         self.notes = notes
         self.warnings = warnings
     }

@@ -30,7 +30,7 @@ public struct RecordSource: CustomerSource {
         let lookup = try records.lookup([id])
         guard let record = lookup.records.first ?? nil else { return nil }
         let at = t ?? lookup.requestDate ?? clock.now()
-        return HistoryAnswer(requestDate: at, customerId: record.id,
+        return HistoryAnswer(requestDate: at, customerId: record.id, provider: records.provider,
                              entries: History.entries(of: record, catalog: lookup.catalog, until: until ?? at),
                              notes: records.takeNotes())
     }

@@ -16,10 +16,14 @@ public protocol RecordStore {
 
     /// Warnings gathered since the last call (a remote answer from the cache), said on stderr.
     func takeNotes() -> [String]
+
+    /// Who answers, as the history document names it: `store` (the local file), `subs` (serve).
+    var provider: String { get }
 }
 
 extension RecordStore {
     public func takeNotes() -> [String] { [] }
+    public var provider: String { "store" }
 }
 
 public struct CustomerLookup: Sendable {

@@ -94,6 +94,8 @@ public struct RemoteRecordStore: RecordStore {
 
     public func takeNotes() -> [String] { warnings.take() }
 
+    public var provider: String { "subs" }
+
     public func customerIds() throws -> [String] {
         throw NotOffered("the subs REST API does not list customers")
     }

@@ -213,6 +213,8 @@ public enum RevenueCatMapping {
                 ("environment", .string(purchase.isSandbox ? "sandbox" : "production")),
                 ("ownershipType", .string(OwnershipType.owner.rawValue)),
                 ("offerCode", .string(nil)),
+                ("price", .string(purchase.price)),
+                ("currency", .string(purchase.currency)),
             ]))
         }
         return all.enumerated()
@@ -234,6 +236,9 @@ public enum RevenueCatMapping {
             ("environment", .string(sub.isSandbox ? "sandbox" : "production")),
             ("ownershipType", .string(sub.ownershipType == "FAMILY_SHARED" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue)),
             ("offerCode", .string(nil)),
+            // v1's price is the latest period's: the first period's is not known once it renewed.
+            ("price", .string(latest ? sub.price : nil)),
+            ("currency", .string(latest ? sub.currency : nil)),
         ])
     }
 

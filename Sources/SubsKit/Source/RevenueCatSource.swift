@@ -56,7 +56,8 @@ public struct RevenueCatSource: CustomerSource {
         return "RevenueCat's API v1 does not offer that"
     }
 
-    static let historyNote = "RevenueCat's API v1 has no full transaction list: history shows each subscription's first "
+    /// Why a v1 history is incomplete (the document's `incompleteReason`, said on stderr).
+    public static let historyNote = "RevenueCat's API v1 has no full transaction list: history shows each subscription's first "
         + "and latest purchase, cancellation, billing issue and refund, and each one-time purchase"
 
     static func projectionNote(_ s: RevenueCatSubscriber, to t: Instant) -> String {
@@ -137,10 +138,10 @@ public struct RevenueCatSource: CustomerSource {
             throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
         }
         let at = t ?? s.requestDate
-        notes.append(Self.historyNote)
         let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
-        return HistoryAnswer(requestDate: at, customerId: customerId,
-                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes, warnings: warnings)
+        return HistoryAnswer(requestDate: at, customerId: customerId, provider: "revenuecat",
+                             entries: RevenueCatMapping.history(s, until: until ?? at),
+                             complete: false, incompleteReason: Self.historyNote, notes: notes, warnings: warnings)
     }
 
     static func createdDetail(_ s: RevenueCatSubscriber) -> String {

@@ -40,6 +40,9 @@ public struct RevenueCatSubscription: Equatable, Sendable {
     public var store: String?
     public var storeTransactionId: String?
     public var unsubscribeDetectedAt: Instant?
+    /// `price.amount` as the JSON literal RevenueCat sent (the latest period's), and `price.currency`.
+    public var price: String? = nil
+    public var currency: String? = nil
 
     public var isPromotional: Bool { store == "promotional" }
 }
@@ -55,6 +58,9 @@ public struct RevenueCatPurchase: Equatable, Sendable {
     public var purchaseDate: Instant?
     public var store: String?
     public var storeTransactionId: String?
+    /// `price.amount` as the JSON literal RevenueCat sent, and `price.currency`.
+    public var price: String? = nil
+    public var currency: String? = nil
 }
 
 public struct RevenueCatSubscriber: Equatable, Sendable {
@@ -160,7 +166,8 @@ extension RevenueCatSubscriber {
                     ownershipType: try x.string("ownership_type"), periodType: try x.string("period_type"),
                     purchaseDate: try x.date("purchase_date"), refundedAt: try x.date("refunded_at"),
                     store: try x.string("store"), storeTransactionId: try x.identifier("store_transaction_id"),
-                    unsubscribeDetectedAt: try x.date("unsubscribe_detected_at"))
+                    unsubscribeDetectedAt: try x.date("unsubscribe_detected_at"),
+                    price: x.price().amount, currency: x.price().currency)
             }
             if let subscription { subscriptions.append(subscription) }
         }
@@ -181,7 +188,8 @@ extension RevenueCatSubscriber {
                         productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
                         originalPurchaseDate: try p.date("original_purchase_date"),
                         purchaseDate: try p.date("purchase_date"), store: try p.string("store"),
-                        storeTransactionId: try p.identifier("store_transaction_id"))
+                        storeTransactionId: try p.identifier("store_transaction_id"),
+                        price: p.price().amount, currency: p.price().currency)
                 }
                 if let purchase { purchases.append(purchase) }
             }
@@ -244,6 +252,16 @@ private struct FieldReader {
         case .number(let text): return text
         default: throw wrongType(key, expected: "a string", value)
         }
+    }
+
+    /// `price: {"amount": NUMBER, "currency": "USD"}`: the amount kept as its literal (no
+    /// rounding through a float). Informational only, so a price of another shape is unknown
+    /// (nil) rather than a reason to leave the whole subscription out.
+    func price() -> (amount: String?, currency: String?) {
+        guard let price = present("price")?.objectValue else { return (nil, nil) }
+        var amount: String?
+        if case .number(let text)? = price["amount"] { amount = text }
+        return (amount, price["currency"]?.stringValue)
     }
 
     func bool(_ key: String) throws(RevenueCatFormatError) -> Bool? {
