@@ -47,7 +47,10 @@ public struct RevenueCatV2Source: CustomerSource {
     // MARK: reading
 
     /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
-    func fetch(_ id: String, notes: inout [String], warnings: inout [String]) throws -> RevenueCatV2Record? {
+    /// `transactions`: also read each App Store and Play Store subscription's store transactions
+    /// (one more list per subscription: history and renew-count need them, check does not).
+    func fetch(_ id: String, transactions withTransactions: Bool, notes: inout [String],
+               warnings: inout [String]) throws -> RevenueCatV2Record? {
         var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
         let customerPath = "/customers/" + RemoteURL.segment(id)
         let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
@@ -82,7 +85,7 @@ public struct RevenueCatV2Source: CustomerSource {
 
         var transactions: [String: [RevenueCatV2Transaction]] = [:]
         var partial: Set<String> = []
-        for s in subs.items where s.hasStoreTransactions {
+        for s in subs.items where withTransactions && s.hasStoreTransactions {
             let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
                                  what: "transactions of subscription \(s.id)", budget: &budget, notes: &notes, warnings: &warnings,
                                  label: label) { try RevenueCatV2Wire.transactions($0) }
@@ -150,7 +153,7 @@ public struct RevenueCatV2Source: CustomerSource {
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         for id in ids {
-            guard let r = try fetch(id, notes: &notes, warnings: &warnings) else {
+            guard let r = try fetch(id, transactions: false, notes: &notes, warnings: &warnings) else {
                 statuses.append(nil)
                 continue
             }
@@ -161,20 +164,39 @@ public struct RevenueCatV2Source: CustomerSource {
             statuses.append(status)
         }
         if let t, requestDate != nil {
-            notes.append("RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history")
+            notes.append(Self.projectionNote(t))
         }
         return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+    }
+
+    /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
+    /// the first), incomplete when a list was not read to its end.
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        var notes: [String] = []
+        var warnings: [String] = []
+        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: notes, warnings: warnings)
+        }
+        var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
+        if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
+        if let t { notes.append(Self.projectionNote(t)) }
+        let reason = r.unfinished.isEmpty ? nil : "RevenueCat's API v2: " + r.unfinished.joined(separator: "; ")
+        return StatusAnswer(requestDate: t ?? r.requestDate, statuses: [status], notes: notes, warnings: warnings,
+                            complete: reason == nil, incompleteReason: reason)
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var notes: [String] = []
         var warnings: [String] = []
-        guard let r = try fetch(id, notes: &notes, warnings: &warnings) else { return nil }
+        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else { return nil }
         let at = t ?? r.requestDate
-        let reason = RevenueCatV2Mapping.incompleteReason(r)
-        notes.append(reason)
-        return HistoryAnswer(requestDate: at, customerId: r.customer.id,
-                             entries: RevenueCatV2Mapping.history(r, until: until ?? at), notes: notes, warnings: warnings)
+        return HistoryAnswer(requestDate: at, customerId: r.customer.id, provider: "revenuecat",
+                             entries: RevenueCatV2Mapping.history(r, until: until ?? at), complete: false,
+                             incompleteReason: RevenueCatV2Mapping.incompleteReason(r), notes: notes, warnings: warnings)
+    }
+
+    static func projectionNote(_ t: Instant) -> String {
+        "RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history"
     }
 
     public func customerIds() throws -> [String] {
