@@ -199,3 +199,168 @@ final class RevenueCatV2CheckTests: RevenueCatV2TestCase {
         XCTAssertTrue(result.stderr.contains("'ghost' not found"), result.stderr)
     }
 }
+
+final class RevenueCatV2HistoryTests: RevenueCatV2TestCase {
+    private func entries(_ doc: JSONValue) -> [JSONObject] { doc["entries"]?.arrayValue?.compactMap(\.objectValue) ?? [] }
+
+    func testAppStoreTransactionsAndAPurchaseFieldByField() throws {
+        let doc = try json(["history", "alice"])
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "provider", "complete", "incompleteReason", "entries"])
+        XCTAssertEqual(doc["provider"], .string("revenuecat"))
+        XCTAssertEqual(doc["complete"], .bool(false))
+        XCTAssertTrue(doc["incompleteReason"]?.stringValue?.contains("marks no refund, free trial") == true, "\(String(describing: doc["incompleteReason"]))")
+        let list = entries(doc)
+        XCTAssertEqual(list.map { $0["date"]?.stringValue }, ["2026-08-01T10:00:00Z", "2026-09-15T09:00:00Z", "2026-10-15T09:00:00Z", "2026-11-15T09:00:00Z"])
+        XCTAssertEqual(list.map { $0["type"]?.stringValue }, ["consumablePurchase", "subscriptionStarted", "subscriptionRenewed", "subscriptionRenewed"])
+        let expected: [(String, JSONValue)] = [
+            ("date", .string("2026-11-15T09:00:00Z")), ("kind", .string("transaction")), ("type", .string("subscriptionRenewed")),
+            ("entitlements", .array([.string("premium")])), ("transactionId", .string("2000000300")),
+            ("originalTransactionId", .string("2000000100")), ("productId", .string("pro_monthly")),
+            ("expirationDate", .string("2026-12-15T09:00:00Z")), ("source", .string("appstore")), ("environment", .string("production")),
+            ("ownershipType", .string("owner")), ("offerCode", .null), ("price", .number("10.99")), ("currency", .string("EUR")),
+        ]
+        XCTAssertEqual(list[3].keys, expected.map(\.0))
+        for (key, value) in expected { XCTAssertEqual(list[3][key], value == .number("10.99") ? .string("10.99") : value, key) }
+        XCTAssertEqual(list[0]["transactionId"], .string("2000000050"))
+        XCTAssertEqual(list[0]["price"], .string("4.99"))
+        XCTAssertEqual(list[0]["currency"], .string("USD"))
+        XCTAssertEqual(list[0]["productId"], .string("prod_coins"))
+        // The transactions came over two pages, the second asked after the first page's last id.
+        XCTAssertTrue(rc.paths.contains("/v2/projects/\(F.project)/subscriptions/sub_a1/transactions?limit=100&starting_after=2000000200"), "\(rc.paths)")
+        let stderr = run(["history", "alice"]).stderr
+        XCTAssertTrue(stderr.contains("marks no refund"), stderr)
+    }
+
+    func testPlayStripeAndPromotional() throws {
+        let doc = try json(["history", "paula"])
+        let list = entries(doc)
+        XCTAssertEqual(list.map { $0["date"]?.stringValue }, ["2025-01-10T00:00:00Z", "2025-06-10T00:00:00Z", "2026-09-01T09:00:00Z",
+                                                              "2026-10-01T09:00:00Z", "2026-11-01T09:00:00Z", "2026-11-20T00:00:00Z"])
+        XCTAssertEqual(list.map { $0["kind"]?.stringValue }, ["transaction", "transaction", "transaction", "transaction", "transaction", "grant"])
+        XCTAssertEqual(list[0]["transactionId"], .null)
+        XCTAssertEqual(list[0]["expirationDate"], .null)
+        XCTAssertEqual(list[1]["type"], .string("subscriptionRenewed"))
+        XCTAssertEqual(list[1]["transactionId"], .string("sub_1Stripe"))
+        XCTAssertEqual(list[1]["expirationDate"], .string("2025-07-10T00:00:00Z"))
+        XCTAssertEqual(list[1]["source"], .string("stripe"))
+        XCTAssertEqual(list[4]["transactionId"], .string("GPA.3372-4150-9088-12345..1"))
+        XCTAssertEqual(list[4]["originalTransactionId"], .string("GPA.3372-4150-9088-12345"))
+        XCTAssertEqual(list[4]["productId"], .string("pro_play:monthly"))
+        XCTAssertEqual(list[4]["price"], .null)
+        XCTAssertEqual(list[4]["currency"], .null)
+        XCTAssertEqual(list[5]["grantId"], .string("sub_promo"))
+        XCTAssertEqual(list[5]["entitlements"], .array([.string("cloud")]))
+        XCTAssertTrue(doc["incompleteReason"]?.stringValue?.contains("no renewals of Stripe subscriptions") == true)
+        // --since, --entitlement and --limit as for the store.
+        let pro = try json(["history", "paula", "--entitlement", "pro", "--limit", "2"])
+        XCTAssertEqual(entries(pro).map { $0["transactionId"]?.stringValue }, ["GPA.3372-4150-9088-12345..0", "GPA.3372-4150-9088-12345..1"])
+    }
+
+    func testRefundedPurchaseIsSaidNotInvented() throws {
+        let doc = try json(["history", "lena"])
+        XCTAssertEqual(entries(doc).map { $0["kind"]?.stringValue }, ["transaction", "transaction"])
+        XCTAssertTrue(doc["incompleteReason"]?.stringValue?.contains("1 one-time purchase is marked refunded without a date (2000001000)") == true,
+                      "\(String(describing: doc["incompleteReason"]))")
+    }
+
+    func testRenewCountForAppStoreAndPlayChains() throws {
+        XCTAssertEqual(run(["renew-count", "alice", "premium"]).stdout, "2\n")
+        XCTAssertEqual(run(["renew-count", "paula", "pro"]).stdout, "2\n")
+        // Stripe and a promotional grant: v2 lists no renewals of them.
+        XCTAssertEqual(run(["renew-count", "paula", "premium"]).stdout, "-\n")
+        let doc = try json(["renew-count", "paula"])
+        XCTAssertEqual(doc["renewsCount"], .object(JSONObject([("cloud", .null), ("premium", .null), ("pro", .number("2"))])))
+        XCTAssertEqual(doc["customerId"], .string("paula"))
+        XCTAssertEqual(run(["renew-count", "paula", "nothing"]).status, .notFound)
+    }
+
+    func testAPageCapStopsAndSaysSo() throws {
+        rc.pageSize = 1
+        rc.transactions["sub_a1"] = (0..<(RevenueCatV2Source.pageCap + 5)).map { i in
+            F.transaction("t\(1000 + i)", at: ISODate.format(Instant(seconds: ISODate.parse("2020-01-01T00:00:00Z")!.seconds + Int64(i) * 86400)),
+                          product: "pro_monthly", expires: "2026-12-15T09:00:00Z")
+        }
+        let doc = try json(["history", "alice"])
+        XCTAssertEqual(entries(doc).filter { $0["productId"] == .string("pro_monthly") }.count, RevenueCatV2Source.pageCap)
+        XCTAssertTrue(doc["incompleteReason"]?.stringValue?.contains("read for \(RevenueCatV2Source.pageCap) pages only") == true)
+        let count = run(["renew-count", "alice", "premium", "--json"])
+        XCTAssertTrue(count.stderr.contains("incomplete renewal counts"), count.stderr)
+        XCTAssertEqual(try JSON.parse(count.stdout)["renewsCount"], .null)
+    }
+
+    func testASameCursorTwiceStops() throws {
+        rc.script = { _, r in
+            r.path.hasSuffix("/sub_a1/transactions")
+                ? .json(F.list([F.transaction("t1", at: "2026-09-15T09:00:00Z", product: "p", expires: "2026-10-15T09:00:00Z")],
+                               next: "/v2/projects/\(F.project)/subscriptions/sub_a1/transactions?starting_after=t1")) : nil
+        }
+        let doc = try json(["history", "alice"])
+        XCTAssertTrue(doc["incompleteReason"]?.stringValue?.contains("same page") == true, "\(String(describing: doc["incompleteReason"]))")
+    }
+}
+
+final class RevenueCatV2ErrorTests: RevenueCatV2TestCase {
+    func testA404ThatIsNotRevenueCatsIsAWrongBaseURL() {
+        rc.script = { _, _ in HTTPResponse(status: 404, headers: [("Content-Type", "text/html")], body: Array("<html>nope</html>".utf8)) }
+        let result = run(["check", "alice"])
+        XCTAssertEqual(result.status, .configError, result.stderr)
+        XCTAssertTrue(result.stderr.contains("/v2/projects/PROJECT_ID"), result.stderr)
+    }
+
+    func testAnUnknownProjectIsAWrongBaseURLNotAMissingCustomer() {
+        let result = run(["history", "alice"], remote: rc.base.replacingOccurrences(of: F.project, with: "projWRONG"))
+        XCTAssertEqual(result.status, .configError, result.stderr)
+        XCTAssertTrue(result.stderr.contains("Project not found"), result.stderr)
+    }
+
+    func testRateLimitIsRetriedThenTemporaryFailure() {
+        rc.script = { n, _ in n <= 2 ? F.error(429, "rate_limit_error", "Rate limit exceeded").adding(("Retry-After", "0")) : nil }
+        XCTAssertEqual(run(["check", "alice"]).status, .success)
+        rc.script = { _, _ in F.error(429, "rate_limit_error", "Rate limit exceeded").adding(("Retry-After", "0")) }
+        let result = run(["check", "alice"])
+        XCTAssertEqual(result.status, .temporaryFailure, result.stderr)
+    }
+
+    func testAWrongKeyIsPermissionDenied() {
+        rc.script = { _, _ in F.error(401, "authentication_error", "Invalid API key") }
+        XCTAssertEqual(run(["check", "alice"]).status, .permissionDenied)
+    }
+
+    func testA200ThatIsNotTheAPIIsAProtocolError() {
+        rc.script = { _, _ in HTTPResponse(status: 200, body: Array("<html>".utf8)) }
+        XCTAssertEqual(run(["check", "alice"]).status, .protocolError)
+    }
+
+    func testOneMalformedSubscriptionLeavesTheRest() throws {
+        rc.customers["paula"]!.subscriptions[0] = .object(JSONObject([("id", .string("sub_bad")), ("starts_at", .string("yesterday"))]))
+        let result = run(["check", "paula", "--json"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        XCTAssertTrue(result.stderr.contains("items[0].starts_at"), result.stderr)
+        XCTAssertEqual(try JSON.parse(result.stdout)["activeEntitlements"], .array([.string("cloud"), .string("pro")]))
+    }
+
+    func testGrantsAreNotSentThroughV2() {
+        let result = run(["grant", "alice", "premium", "--duration", "P1M"])
+        XCTAssertEqual(result.status, Commands.describe(NotOffered("")).0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("https://api.revenuecat.com/v1"), result.stderr)
+        XCTAssertEqual(rc.paths, [])
+    }
+
+    func testTheVersionIsTheBaseURLs() {
+        XCTAssertTrue(RevenueCatV2Source.isVersion2("https://api.revenuecat.com/v2/projects/proj1ab2c3d4"))
+        XCTAssertTrue(RevenueCatV2Source.isVersion2("http://127.0.0.1:8080/v2/projects/p/"))
+        for other in ["https://api.revenuecat.com/v1", "https://api.revenuecat.com/v2", "https://api.revenuecat.com/v2/projects",
+                      "https://api.revenuecat.com/v2/projects/", "https://api.revenuecat.com/v2/projects/p/customers",
+                      "https://api.revenuecat.com/api/v2/projects/p"] {
+            XCTAssertFalse(RevenueCatV2Source.isVersion2(other), other)
+        }
+    }
+}
+
+private extension HTTPResponse {
+    func adding(_ header: (String, String)) -> HTTPResponse {
+        var copy = self
+        copy.headers.append(header)
+        return copy
+    }
+}
