@@ -58,6 +58,10 @@ enum SourceFactory {
         case "subs":
             return RecordSource(records: RemoteRecordStore(client: client, cachePolicy: policy), clock: context.clock)
         case "revenuecat":
+            // The API version is the base URL's: a v2 key answers v2 requests only.
+            if RevenueCatV2Source.isVersion2(endpoint.url.base) {
+                return RevenueCatV2Source(client: client, cachePolicy: policy, clock: context.clock)
+            }
             return RevenueCatSource(client: client, cachePolicy: policy, clock: context.clock)
         case "qonversion":
             // The API version is the base URL's last segment; the default stays v3 (project keys).

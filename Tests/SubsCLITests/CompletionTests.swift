@@ -94,14 +94,20 @@ final class CompletionTests: XCTestCase {
 
     func testZshRegistersTheFunction() throws {
         let zsh = try requireTool("zsh")
+        // Never `-d /dev/null`: compinit replaces its dump file, and as root that turned /dev/null
+        // into a regular file for the whole machine.
+        let dump = TempDir().path + "/zcompdump"
         let script = """
-            autoload -Uz compinit && compinit -u -D -d /dev/null
+            autoload -Uz compinit && compinit -u -D -d \(CompletionModel.shQuoted(dump))
             source \(CompletionModel.shQuoted(repositoryRoot + "/completions/_subs"))
             print -r -- ${_comps[subs]}
             """
         let result = try runProcess(zsh, ["-f", "-c", script])
         XCTAssertEqual(result.stdout, "_subs\n", result.stderr)
         XCTAssertEqual(result.stderr, "")
+        var info = stat()
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null is no longer a device")
     }
 
     /// What `_subs` offers for the words (the last one is being completed). zsh's completion

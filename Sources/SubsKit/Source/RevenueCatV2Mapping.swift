@@ -1,0 +1,169 @@
+// From RevenueCat's API v2 (a customer, its subscriptions, one-time purchases and, for App Store
+// and Play Store subscriptions, their store transactions) to our answers: each entitlement's
+// fields, renewal counts and the history. What v2 does not say stays null or is left out, never
+// guessed; the README lists each field read and what it cannot show.
+
+import SubsJSON
+
+/// Everything subs asked RevenueCat v2 about one customer.
+public struct RevenueCatV2Record: Sendable {
+    public var customer: RevenueCatV2Customer
+    /// Every active entitlement, all pages of `active_entitlements` followed.
+    public var activeEntitlements: [(id: String, expiresAt: Instant?)]
+    public var subscriptions: [RevenueCatV2Subscription]
+    public var purchases: [RevenueCatV2Purchase]
+    /// Store transactions by subscription id, oldest first (App Store and Play Store only).
+    public var transactions: [String: [RevenueCatV2Transaction]]
+    public var requestDate: Instant
+    /// Why a list was not read to its end (a page cap, the time budget), one clause each.
+    public var unfinished: [String] = []
+    /// Subscriptions whose transactions were not all read: no renewal count for them.
+    public var partialChains: Set<String> = []
+    /// The customer's answer came from the cache (judged at the local clock).
+    public var fromCache = false
+
+    public init(customer: RevenueCatV2Customer, activeEntitlements: [(id: String, expiresAt: Instant?)],
+                subscriptions: [RevenueCatV2Subscription], purchases: [RevenueCatV2Purchase],
+                transactions: [String: [RevenueCatV2Transaction]], requestDate: Instant, unfinished: [String] = [],
+                partialChains: Set<String> = [], fromCache: Bool = false) {
+        self.customer = customer
+        self.activeEntitlements = activeEntitlements
+        self.subscriptions = subscriptions
+        self.purchases = purchases
+        self.transactions = transactions
+        self.requestDate = requestDate
+        self.unfinished = unfinished
+        self.partialChains = partialChains
+        self.fromCache = fromCache
+    }
+}
+
+public enum RevenueCatV2Mapping {
+    /// Entitlement id (`entl…`) → its lookup key, from every subscription and purchase that names
+    /// it; an entitlement only the active list names keeps its id (v2 names it nowhere else).
+    static func lookupKeys(_ r: RevenueCatV2Record) -> [String: String] {
+        var keys: [String: String] = [:]
+        for ref in r.subscriptions.flatMap(\.entitlements) + r.purchases.flatMap(\.entitlements) {
+            if let key = ref.lookupKey, !key.isEmpty, keys[ref.id] == nil { keys[ref.id] = key }
+        }
+        return keys
+    }
+
+    public static func status(_ r: RevenueCatV2Record, requestedId: String, at t: Instant, projected: Bool = false) -> CustomerStatus {
+        let keys = lookupKeys(r)
+        let record = CustomerRecord(id: r.customer.id, aliases: r.customer.id == requestedId ? [] : [requestedId],
+                                    firstSeen: r.customer.firstSeenAt, attributes: r.customer.attributes)
+        var ids: [String] = r.activeEntitlements.map(\.id)
+        for ref in r.subscriptions.flatMap(\.entitlements) + r.purchases.flatMap(\.entitlements) where !ids.contains(ref.id) {
+            ids.append(ref.id)
+        }
+        let entitlements = ids.map { entitlement($0, named: keys[$0] ?? $0, in: r) }.sorted { $0.id < $1.id }
+        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+        if projected { Projection.apply(&status, at: t) }
+        return status
+    }
+
+    /// The source that describes entitlement `id`: a subscription giving access (the latest end),
+    /// else an owned purchase (the latest), else the latest subscription, else the latest purchase.
+    enum Described {
+        case subscription(RevenueCatV2Subscription)
+        case purchase(RevenueCatV2Purchase)
+        case none
+    }
+
+    static func described(_ id: String, in r: RevenueCatV2Record) -> Described {
+        let subs = r.subscriptions.filter { $0.entitlements.contains { $0.id == id } }
+        let buys = r.purchases.filter { $0.entitlements.contains { $0.id == id } }
+        let end = { (s: RevenueCatV2Subscription) in s.endsAt ?? s.currentPeriodEndsAt ?? Instant.latest }
+        let latestSub = { (list: [RevenueCatV2Subscription]) in list.max { end($0) < end($1) } }
+        let latestBuy = { (list: [RevenueCatV2Purchase]) in
+            list.max { ($0.purchasedAt ?? Instant.earliest) < ($1.purchasedAt ?? Instant.earliest) }
+        }
+        if let s = latestSub(subs.filter(\.givesAccess)) { return .subscription(s) }
+        if let p = latestBuy(buys.filter { $0.status != "refunded" }) { return .purchase(p) }
+        if let s = latestSub(subs) { return .subscription(s) }
+        if let p = latestBuy(buys) { return .purchase(p) }
+        return .none
+    }
+
+    static func entitlement(_ id: String, named name: String, in r: RevenueCatV2Record) -> EntitlementInfo {
+        let active = r.activeEntitlements.first { $0.id == id }
+        let isActive = active != nil
+        switch described(id, in: r) {
+        case .subscription(let s):
+            return subscriptionEntitlement(name, s, active: active, in: r)
+        case .purchase(let p):
+            let refunded = p.status == "refunded"
+            return EntitlementInfo(
+                id: name, isActive: isActive, state: isActive ? .active : refunded ? .revoked : .expired,
+                renewState: .nonRenewable, willRenew: false, periodType: .normal, source: RevenueCatMapping.entitlementSource(p.store),
+                grantType: p.store == "promotional" ? .manual : p.ownership == "family_shared" ? .familySharing : .purchase,
+                productId: p.productId, startedDate: p.purchasedAt, trialStartDate: nil, firstPurchaseDate: p.purchasedAt,
+                lastPurchaseDate: p.purchasedAt, expirationDate: active?.expiresAt, gracePeriodExpirationDate: nil,
+                billingIssueDetectedAt: nil, autoRenewDisableDate: nil, autoResumeDate: nil, renewalProductId: nil,
+                renewsCount: nil, isSandbox: p.environment == "sandbox", lastActivatedOfferCode: nil, grantId: nil,
+                transactions: [], sourceKind: .purchase)
+        case .none:
+            // Only the active list names it (a grant v2 shows nowhere else): its expiry is all v2 says.
+            return EntitlementInfo(
+                id: name, isActive: isActive, state: isActive ? .active : .unknown,
+                renewState: active?.expiresAt == nil ? .nonRenewable : .unknown, willRenew: false, periodType: .normal,
+                source: .unknown, grantType: .purchase, productId: nil, startedDate: nil, trialStartDate: nil,
+                firstPurchaseDate: nil, lastPurchaseDate: nil, expirationDate: active?.expiresAt, gracePeriodExpirationDate: nil,
+                billingIssueDetectedAt: nil, autoRenewDisableDate: nil, autoResumeDate: nil, renewalProductId: nil,
+                renewsCount: nil, isSandbox: false, lastActivatedOfferCode: nil, grantId: nil, transactions: [],
+                sourceKind: active?.expiresAt == nil ? .purchase : .chain)
+        }
+    }
+
+    static func subscriptionEntitlement(_ name: String, _ s: RevenueCatV2Subscription, active: (id: String, expiresAt: Instant?)?,
+                                        in r: RevenueCatV2Record) -> EntitlementInfo {
+        let isActive = active != nil
+        let chain = r.transactions[s.id] ?? []
+        let latest = chain.last
+        let state: EntitlementState
+        switch s.status {
+        case "in_grace_period": state = isActive ? .gracePeriod : .billingRetry
+        case "in_billing_retry": state = .billingRetry
+        case "paused": state = isActive ? .active : .paused
+        case "trialing", "active": state = isActive ? .active : .expired
+        case "expired": state = isActive ? .active : .expired
+        default: state = isActive ? .active : .unknown
+        }
+        let renewState: RenewState
+        if s.isPromotional { renewState = .nonRenewable }
+        else if s.status == "in_grace_period" || s.status == "in_billing_retry" { renewState = .billingIssue }
+        else {
+            switch s.autoRenewalStatus {
+            case "will_renew", "has_already_renewed", "will_change_product", "will_pause":
+                renewState = isActive || s.givesAccess ? .willRenew : .unknown
+            case "will_not_renew": renewState = .canceled
+            default: renewState = .unknown
+            }
+        }
+        // A pause set for the end of this period stops the renewal, as in v1.
+        let willRenew = renewState == .willRenew && s.autoRenewalStatus != "will_pause" && isActive
+        let trialing = s.status == "trialing"
+        let periodType: PeriodType = s.isPromotional ? .promotional : trialing ? .trial : .normal
+        return EntitlementInfo(
+            id: name, isActive: isActive, state: state, renewState: renewState, willRenew: willRenew,
+            periodType: periodType, source: RevenueCatMapping.entitlementSource(s.store),
+            grantType: s.isPromotional ? .manual : s.ownership == "family_shared" ? .familySharing : .purchase,
+            productId: latest?.productStoreIdentifier ?? s.productId, startedDate: s.startsAt,
+            trialStartDate: trialing ? s.currentPeriodStartsAt : nil, firstPurchaseDate: s.startsAt,
+            lastPurchaseDate: latest?.purchasedAt ?? s.currentPeriodStartsAt,
+            expirationDate: active.map { $0.expiresAt } ?? s.endsAt ?? s.currentPeriodEndsAt,
+            gracePeriodExpirationDate: state == .gracePeriod ? latest?.effectiveExpirationDate : nil,
+            billingIssueDetectedAt: nil, autoRenewDisableDate: nil, autoResumeDate: nil,
+            renewalProductId: s.autoRenewalStatus == "will_change_product" ? s.pendingProductStoreIdentifier : nil,
+            renewsCount: renewsCount(s, in: r), isSandbox: s.environment == "sandbox", lastActivatedOfferCode: nil,
+            grantId: s.isPromotional ? s.id : nil, transactions: [], sourceKind: s.isPromotional ? .grant : .chain)
+    }
+
+    /// The store transactions after the first, for App Store and Play Store subscriptions whose
+    /// transactions were read; nil for any other (v2 lists no renewals of them).
+    public static func renewsCount(_ s: RevenueCatV2Subscription, in r: RevenueCatV2Record) -> Int? {
+        guard s.hasStoreTransactions, !r.partialChains.contains(s.id), let chain = r.transactions[s.id], !chain.isEmpty else { return nil }
+        return chain.count - 1
+    }
+}

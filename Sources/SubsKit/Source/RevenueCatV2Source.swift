@@ -1,0 +1,248 @@
+// Provider `revenuecat` with a v2 base URL (`https://api.revenuecat.com/v2/projects/PROJECT_ID`):
+// RevenueCat's secret keys belong to one API version, so every command speaks v2. A customer is
+// GET /customers/{id} (active entitlements, attributes), its subscriptions and one-time purchases
+// (GET …/subscriptions, …/purchases) and, for App Store and Play Store subscriptions, their store
+// transactions (GET /subscriptions/{id}/transactions). Lists are followed page by page
+// (`starting_after`) up to `pageCap` pages each, within the --timeout budget of the whole answer.
+
+import SubsJSON
+
+public struct RevenueCatV2Source: CustomerSource {
+    /// Pages read of one list at most (100 items a page): past it the answer says it is partial.
+    public static let pageCap = 50
+    /// Items asked per page: the most RevenueCat's v2 lists give (larger values are clamped).
+    static let pageSize = 100
+
+    public let client: RemoteClient
+    public let cachePolicy: CachePolicy
+    public let clock: any Clock
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
+        self.client = client
+        self.cachePolicy = cachePolicy
+        self.clock = clock
+    }
+
+    /// Whether a base URL names RevenueCat's API v2: its path is `/v2/projects/PROJECT_ID`.
+    public static func isVersion2(_ base: String) -> Bool {
+        guard let scheme = base.range(of: "://") else { return false }
+        let rest = base[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        let segments = rest[slash...].split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let path = segments.last == "" ? Array(segments.dropLast()) : Array(segments)
+        return path.count == 3 && path[0] == "v2" && path[1] == "projects" && !path[2].isEmpty
+    }
+
+    static let expectedBaseURL = "end in /v2/projects/PROJECT_ID, as in https://api.revenuecat.com/v2/projects/proj1ab2c3d4"
+
+    public var capabilities: SourceCapabilities { [.history, .renewalCounts] }
+
+    public func whyNotOffered(_ capability: SourceCapabilities) -> String {
+        if capability.contains(.grants) || capability.contains(.lifetimeGrants) {
+            return "subs sends grants and revokes through RevenueCat's API v1 only: use --remote https://api.revenuecat.com/v1 with a v1 secret key"
+        }
+        return "RevenueCat's API v2 does not offer that"
+    }
+
+    // MARK: reading
+
+    /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
+    /// `transactions`: also read each App Store and Play Store subscription's store transactions
+    /// (one more list per subscription: history and renew-count need them, check does not).
+    func fetch(_ id: String, transactions withTransactions: Bool, notes: inout [String],
+               warnings: inout [String]) throws -> RevenueCatV2Record? {
+        var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
+        let customerPath = "/customers/" + RemoteURL.segment(id)
+        let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
+        notes += answer.warnings
+        switch answer.response.status {
+        case 200: break
+        case 404:
+            try requireOwnNotFound(answer)
+            return nil
+        default: throw failure(answer)
+        }
+        let customer = try decoded(answer) { try RevenueCatV2Wire.customer($0) }
+        let label = "RevenueCat customer '\(id)'"
+        warnings += customer.problems.map { $0.leftOut(of: label) }
+        if customer.moreAttributes { notes.append("\(label) has more attributes than RevenueCat's API v2 answers at once: the first page is shown") }
+        let requestDate = answer.cacheAge == nil ? answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now() : clock.now()
+        var unfinished: [String] = []
+
+        var active = customer.activeEntitlements
+        if let cursor = customer.activeEntitlementsCursor {
+            let more = try list(customerPath + "/active_entitlements", id: id, what: "active entitlements", after: cursor,
+                                budget: &budget, notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
+            active += more.items
+            unfinished += more.unfinished.map { [$0] } ?? []
+        }
+        let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", budget: &budget,
+                            notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.subscriptions($0) }
+        unfinished += subs.unfinished.map { [$0] } ?? []
+        let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", budget: &budget,
+                            notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.purchases($0) }
+        unfinished += buys.unfinished.map { [$0] } ?? []
+
+        var transactions: [String: [RevenueCatV2Transaction]] = [:]
+        var partial: Set<String> = []
+        for s in subs.items where withTransactions && s.hasStoreTransactions {
+            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
+                                 what: "transactions of subscription \(s.id)", budget: &budget, notes: &notes, warnings: &warnings,
+                                 label: label) { try RevenueCatV2Wire.transactions($0) }
+            if let reason = chain.unfinished {
+                unfinished.append(reason)
+                partial.insert(s.id)
+            }
+            transactions[s.id] = chain.items.enumerated()
+                .sorted { a, b in a.element.purchasedAt != b.element.purchasedAt ? a.element.purchasedAt < b.element.purchasedAt : a.offset < b.offset }
+                .map(\.element)
+        }
+        return RevenueCatV2Record(customer: customer, activeEntitlements: active, subscriptions: subs.items, purchases: buys.items,
+                                  transactions: transactions, requestDate: requestDate, unfinished: unfinished, partialChains: partial,
+                                  fromCache: answer.cacheAge != nil)
+    }
+
+    /// The time left of one answer's --timeout, shared by all its pages.
+    struct Budget {
+        var start: Double
+        var seconds: Double
+        var clock: () -> Double
+        var spent: Bool { clock() - start >= seconds }
+    }
+
+    /// Every page of a list from `after` on (nil: the first), each one item malformed left out and
+    /// warned about; `unfinished` says why the list stopped before its end.
+    func list<Item>(_ path: String, id: String, what: String, after: String? = nil, budget: inout Budget,
+                    notes: inout [String], warnings: inout [String], label: String,
+                    _ decode: ([UInt8]) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
+        var items: [Item] = []
+        var cursor = after
+        var seen: Set<String> = []
+        for page in 1...Self.pageCap {
+            if page > 1 || after != nil, budget.spent {
+                return (items, "its \(what) were read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
+                        + "\(RemoteFormat.seconds(budget.seconds)) s was spent")
+            }
+            let query = "?limit=\(Self.pageSize)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
+            let answer = try client.get(path + query, customer: id, cachePolicy: cachePolicy)
+            // A page from the cache says so (its age), like the customer's answer.
+            for note in answer.warnings where !notes.contains(note) { notes.append(note) }
+            switch answer.response.status {
+            case 200: break
+            case 404:
+                try requireOwnNotFound(answer)
+                throw failure(answer)
+            default: throw failure(answer)
+            }
+            let decoded = try decoded(answer, decode)
+            warnings += decoded.problems.map { $0.leftOut(of: label) }
+            items += decoded.items
+            guard let next = decoded.nextCursor else { return (items, nil) }
+            guard seen.insert(next).inserted, next != cursor else {
+                return (items, "RevenueCat answered the same page of its \(what) twice, so subs stopped reading it")
+            }
+            cursor = next
+        }
+        return (items, "its \(what) were read for \(Self.pageCap) pages only (subs reads at most \(Self.pageCap) pages "
+                + "of \(Self.pageSize) items of a list)")
+    }
+
+    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        var notes: [String] = []
+        var warnings: [String] = []
+        var statuses: [CustomerStatus?] = []
+        var requestDate: Instant?
+        for id in ids {
+            guard let r = try fetch(id, transactions: false, notes: &notes, warnings: &warnings) else {
+                statuses.append(nil)
+                continue
+            }
+            requestDate = requestDate ?? r.requestDate
+            notes += r.unfinished.map { "\(id): \($0)" }
+            var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
+            if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
+            statuses.append(status)
+        }
+        if let t, requestDate != nil {
+            notes.append(Self.projectionNote(t))
+        }
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+    }
+
+    /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
+    /// the first), incomplete when a list was not read to its end.
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        var notes: [String] = []
+        var warnings: [String] = []
+        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: notes, warnings: warnings)
+        }
+        var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
+        if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
+        if let t { notes.append(Self.projectionNote(t)) }
+        let reason = r.unfinished.isEmpty ? nil : "RevenueCat's API v2: " + r.unfinished.joined(separator: "; ")
+        return StatusAnswer(requestDate: t ?? r.requestDate, statuses: [status], notes: notes, warnings: warnings,
+                            complete: reason == nil, incompleteReason: reason)
+    }
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        var notes: [String] = []
+        var warnings: [String] = []
+        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else { return nil }
+        let at = t ?? r.requestDate
+        return HistoryAnswer(requestDate: at, customerId: r.customer.id, provider: "revenuecat",
+                             entries: RevenueCatV2Mapping.history(r, until: until ?? at), complete: false,
+                             incompleteReason: RevenueCatV2Mapping.incompleteReason(r), notes: notes, warnings: warnings)
+    }
+
+    static func projectionNote(_ t: Instant) -> String {
+        "RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history"
+    }
+
+    public func customerIds() throws -> [String] {
+        throw NotOffered("subs does not list every customer of a RevenueCat project")
+    }
+
+    public func entitlementIds() throws -> [String] {
+        throw NotOffered("subs does not read RevenueCat's entitlement catalog")
+    }
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        throw NotOffered(whyNotOffered(.grants))
+    }
+
+    // MARK: answers
+
+    /// A 404 is RevenueCat's own only with its error JSON; a page or an empty body comes from
+    /// somewhere that is not RevenueCat's API v2. A project RevenueCat does not know is a base URL
+    /// naming the wrong project, never a missing customer.
+    private func requireOwnNotFound(_ answer: RemoteAnswer) throws {
+        guard let error = RevenueCatV2Wire.error(answer.response.body) else {
+            throw WrongBaseURL(url: answer.url, why: "and a body that is not RevenueCat's error JSON", expected: Self.expectedBaseURL)
+        }
+        if error.param == "project_id" {
+            throw WrongBaseURL(url: answer.url, why: "(RevenueCat: \(error.message ?? "project not found"))",
+                               expected: "name a project of this key: " + Self.expectedBaseURL)
+        }
+    }
+
+    private func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {
+        do { return try decode(answer.response.body) } catch {
+            throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+        }
+    }
+
+    /// The error for a status that is not the answer asked for, with RevenueCat's `type` and `message`.
+    private func failure(_ answer: RemoteAnswer) -> Error {
+        let status = answer.response.status
+        let error = RevenueCatV2Wire.error(answer.response.body)
+        switch status {
+        case 404 where error == nil:
+            return WrongBaseURL(url: answer.url, why: "and a body that is not RevenueCat's error JSON", expected: Self.expectedBaseURL)
+        case 404: return RevenueCatError.notFound(url: answer.url, code: error?.type, message: error?.message)
+        case 423: return RemoteError.unavailable(url: answer.url, reason: "HTTP 423: \(error?.message ?? "the customer is locked")", attempts: 1)
+        case 400..<500: return RevenueCatError.rejected(url: answer.url, status: status, code: error?.type, message: error?.message)
+        default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(status)")
+        }
+    }
+}
