@@ -78,6 +78,8 @@ public enum CommandLineSpec {
                                        defaultValue: "127.0.0.1:8787", help: "Address to listen on")
         static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
                                           help: "File holding the bearer token clients must send")
+        static let attribute = OptionSpec("attribute", kind: .text, valueName: "KEY", repeatable: true,
+                                          help: "Also match the value of attribute KEY (exact)")
     }
 
     public static let commands: [CommandSpec] = [
@@ -124,6 +126,20 @@ public enum CommandLineSpec {
                                 ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional,
                                              help: "Only this entitlement")],
                     examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium")]),
+        CommandSpec(.find, abstract: "Find customers by email, order or transaction id, id or alias",
+                    discussion: "Each TERM matches, in this order: a customer id or alias (exact); an email "
+                        + "attribute (any case); a transactionId, originalTransactionId or orderId (exact); with "
+                        + "--attribute KEY, that attribute's value (exact). Every customer found is listed once, with "
+                        + "how it matched and its active entitlements. A term that matches nothing is exit 3.",
+                    arguments: [ArgumentSpec("TERM", kind: .customer, arity: .oneOrMore,
+                                             help: "An email, an order or transaction id (Apple MK3Q9Z7X1T, Google GPA.3312-...), "
+                                                 + "or a customer id or alias; '-' reads terms from standard input, one per line")],
+                    options: [Options.attribute],
+                    examples: [
+                        Example("subs find alice@example.com", "Who wrote in from this address?"),
+                        Example("subs find MN9C3VJ6HW", "The customer behind an App Store order id"),
+                        Example("subs find --attribute familyId fam_3921 --json", "By an attribute of your own"),
+                    ]),
         CommandSpec(.storeInit, abstract: "Create a new store at the store path",
                     options: [Options.demo],
                     examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),

@@ -6,7 +6,8 @@ enum CheckCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let required = invocation.texts(CommandLineSpec.Options.require)
         let users = try Commands.users(invocation.positionals, context, requiringIds: !required.isEmpty, command: .check)
-        let answer = try Commands.source(invocation, context).statuses(of: users, at: invocation.global.at)
+        let source = try Commands.source(invocation, context)
+        let answer = try source.statuses(of: users, at: invocation.global.at)
         Commands.say(answer.notes, context)
         if let known = answer.knownEntitlements { try checkRequiredEntitlementsExist(required, known: known) }
 
@@ -14,7 +15,7 @@ enum CheckCommand {
         var found: [CustomerStatus] = []
         for (id, customer) in zip(users, answer.statuses) {
             guard let customer else {
-                status = status.combined(with: Commands.report(CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found"), context))
+                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
                 continue
             }
             found.append(customer)

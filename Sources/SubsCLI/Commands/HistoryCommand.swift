@@ -15,7 +15,7 @@ enum HistoryCommand {
         try source.require(.history)
         guard let answer = try source.history(of: id, at: invocation.global.at,
                                               until: invocation.instant(Options.historyUntil)) else {
-            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
+            throw FindHint.notFound(id, source: source)
         }
         Commands.say(answer.notes, context)
         var entries = answer.entries

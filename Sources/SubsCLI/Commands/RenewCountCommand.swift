@@ -11,7 +11,7 @@ enum RenewCountCommand {
         try source.require(.renewalCounts)
         let answer = try source.statuses(of: [id], at: invocation.global.at)
         guard let customer = answer.statuses.first ?? nil else {
-            throw CommandFailure(.notFound, "customer \(Terminal.quoted(id, escaping: false)) not found")
+            throw FindHint.notFound(id, source: source)
         }
         Commands.say(answer.notes, context)
         let record = customer.record, at = answer.requestDate, entitlements = customer.entitlements

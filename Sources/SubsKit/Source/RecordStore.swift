@@ -16,10 +16,17 @@ public protocol RecordStore {
 
     /// Warnings gathered since the last call (a remote answer from the cache), said on stderr.
     func takeNotes() -> [String]
+
+    /// The customers each term of `query` names (SPEC section 4, "find"), decoded and checked.
+    func find(_ query: FindQuery) throws -> FoundRecords
 }
 
 extension RecordStore {
     public func takeNotes() -> [String] { [] }
+
+    public func find(_ query: FindQuery) throws -> FoundRecords {
+        throw NotOffered("this store cannot search customers")
+    }
 }
 
 public struct CustomerLookup: Sendable {
