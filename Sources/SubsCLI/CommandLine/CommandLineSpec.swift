@@ -146,7 +146,7 @@ public enum CommandLineSpec {
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
                     examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
-                    discussion: "Serves GET /v1/customers/ID, POST /v1/customers/ID/grants, "
+                    discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
                         + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
                         + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
                         + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "

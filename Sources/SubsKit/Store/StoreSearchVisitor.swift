@@ -171,8 +171,9 @@ struct StoreSearchVisitor: JSONScanVisitor {
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[range])
         let escaped = memchr(bytes.baseAddress!, 0x5C, bytes.count) != nil
         // Escapes can spell any character another way: only reading the values tells.
-        // Without a backslash every string stands in the bytes exactly as its text.
-        guard escaped || terms.quoted.contains(where: { quoted in quoted.map { Self.contains(bytes, $0) } ?? false }) else {
+        // Without a backslash every string stands in the bytes exactly as its text: a term can only
+        // be there as `"term"`, and only as the value of one of the three keys.
+        guard escaped || terms.quoted.contains(where: { quoted in quoted.map { Self.holdsIdValue(bytes, $0) } ?? false }) else {
             return
         }
         guard case .array(let list) = try JSON.parse(buffer, range: range) else { return }
@@ -185,8 +186,34 @@ struct StoreSearchVisitor: JSONScanVisitor {
         }
     }
 
-    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        ByteSearch.find(needle, in: bytes) != nil
+    /// Whether `quoted` stands in `bytes` (which hold no backslash) as the value of a
+    /// `"transactionId"`, `"originalTransactionId"` or `"orderId"` key — `"pro_monthly"` as a
+    /// productId is not read further. (A nested object's key passes too: the parse decides.)
+    private static func holdsIdValue(_ bytes: UnsafeRawBufferPointer, _ quoted: [UInt8]) -> Bool {
+        var from = 0
+        while let at = ByteSearch.find(quoted, in: bytes, from: from) {
+            if isIdValue(bytes, at: at) { return true }
+            from = at + 1
+        }
+        return false
+    }
+
+    private static let idKeys: [[UInt8]] = [MatchKind.transactionId, .originalTransactionId, .orderId].map { Array($0.rawValue.utf8) }
+
+    /// Whether the string opening at `at` follows `"KEY":` for one of `idKeys`.
+    private static func isIdValue(_ bytes: UnsafeRawBufferPointer, at: Int) -> Bool {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        var p = at - 1
+        while p >= 0, isSpace(bytes[p]) { p -= 1 }
+        guard p >= 0, bytes[p] == UInt8(ascii: ":") else { return false }
+        p -= 1
+        while p >= 0, isSpace(bytes[p]) { p -= 1 }
+        guard p >= 0, bytes[p] == UInt8(ascii: "\"") else { return false }
+        return idKeys.contains { key in
+            let start = p - key.count
+            guard start >= 1, bytes[start - 1] == UInt8(ascii: "\"") else { return false }
+            return key.withUnsafeBytes { memcmp(bytes.baseAddress! + start, $0.baseAddress!, key.count) == 0 }
+        }
     }
 
     /// Many terms: `customers.X.transactions[i].KEY`, compared with every term by hash.
