@@ -14,17 +14,23 @@ let package = Package(
     ],
     targets: [
         .target(name: "SubsJSON", swiftSettings: strict),
+        // The risky systems code, kept small and apart, each file opening with its safety note:
+        // store mappings that survive a truncation (the SIGBUS handler), the SIGINT/SIGTERM
+        // handlers, libcurl opened with dlopen. CSubsSystem is its C half (the handlers and the
+        // variadic libcurl calls): a target of this package, no dependency, no libcurl headers.
+        .target(name: "CSubsSystem"),
+        .target(name: "SubsSystem", dependencies: ["CSubsSystem"], swiftSettings: strict),
         // The demo store is one file, examples/store.json (a link to the resource), embedded at build time.
-        .target(name: "SubsKit", dependencies: ["SubsJSON"], resources: [.embedInCode("Resources/demo-store.json")],
+        .target(name: "SubsKit", dependencies: ["SubsJSON", "SubsSystem"], resources: [.embedInCode("Resources/demo-store.json")],
                 swiftSettings: strict),
-        .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON"], swiftSettings: strict),
+        .target(name: "SubsCLI", dependencies: ["SubsKit", "SubsJSON", "SubsSystem"], swiftSettings: strict),
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
         // The benchmark of SPEC section 8: generates the stores, times subs against jq.
         .executableTarget(name: "subs-bench", dependencies: ["SubsKit", "SubsJSON"]),
         // Shared by the test targets: skip (CI: fail) when a tool or fixture is missing.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON", "TestSupport"]),
-        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON"]),
+        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON", "SubsSystem"]),
         .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON", "TestSupport"]),
     ]
 )

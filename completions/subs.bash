@@ -38,6 +38,7 @@ _subs_option_value() {
         --at|--until|--since) _subs_add_words 'now' ;;
         --format) _subs_add_words 'table json jsonl tsv' ;;
         --color) _subs_add_words 'auto always never' ;;
+        --iaphub-platform) _subs_add_words 'ios android' ;;
         --require|--entitlement) _subs_add_ids entitlements ;;
     esac
 }
@@ -54,7 +55,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -72,15 +73,15 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
         esac
         if [[ $cur == -* ]]; then
-            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --config --help -h --version'
+            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --iaphub-platform --config --help -h --version'
             case $command in
-                check) opts+=" --require --active" ;;
+                check) opts+=" --require --active --allow-projection" ;;
                 grant) opts+=" --duration --until --lifetime --reason --actor --create --dry-run" ;;
                 revoke) opts+=" --reason --actor --dry-run" ;;
                 history) opts+=" --entitlement --since --until --limit" ;;

@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --config --require --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
                     set skip 1
                 end
                 continue
@@ -95,6 +95,7 @@ complete -c subs -s q -l quiet -d 'Print nothing on standard output; the exit st
 complete -c subs -l timeout -x -d 'Remote request timeout in seconds, fractions allowed'
 complete -c subs -l offline -d 'Remote: answer from the local cache only'
 complete -c subs -l max-age -x -d 'Remote: answer from the cache when it is younger than DURATION'
+complete -c subs -l iaphub-platform -x -a 'ios android' -d 'IAPHUB: whose store sku each product carries (IAPHUB\'s platform parameter; it does not filter products)'
 complete -c subs -l config -r -F -d 'Config file'
 complete -c subs -s h -l help -d 'Show help'
 complete -c subs -l version -d 'Show the version'
@@ -102,6 +103,7 @@ complete -c subs -l version -d 'Show the version'
 # check
 complete -c subs -n '__subs_at "check"' -l require -x -a '(__subs_ids entitlements)' -d 'Exit 1 if any listed customer lacks an active ENTITLEMENT'
 complete -c subs -n '__subs_at "check"' -l active -d 'Show only active entitlements'
+complete -c subs -n '__subs_at "check"' -l allow-projection -d 'Let --require gate on a platform\'s record projected to --at'
 complete -c subs -n '__subs_at "check" 0 -1' -a '(__subs_ids customers)'
 
 # grant

@@ -1,10 +1,14 @@
-// libFuzzer harness for SubsKit's HTTP/1.x request parser (the server engine's input side):
-// the input is what a client sends on one connection. Built as its own module against the
-// SubsJSON and SubsKit objects (public API only, see scripts/fuzz). A broken invariant traps.
+// libFuzzer harness for SubsKit's HTTP/1.x request parser and the connection engine over it:
+// the input is what a client sends on one connection. The parser is fed it whole, byte by byte
+// and in pieces; the connection state machine (`HTTPConnection`, what the event loop drives
+// over a socket) is fed it under several clients — one that reads every answer at once, one
+// that reads a little at a time, one that never reads, one whose pace, answers and clock the
+// input chooses (Connection.swift). Built as its own module against the SubsJSON and SubsKit
+// objects (public API only, see scripts/fuzz). A broken invariant traps.
 
 import SubsKit
 
-private var limits: HTTPLimits = {
+let limits: HTTPLimits = {
     // Small limits so that the fuzzer reaches the 431 and 413 paths with short inputs.
     var l = HTTPLimits()
     l.maxHeaderBytes = 2048
@@ -13,13 +17,13 @@ private var limits: HTTPLimits = {
 }()
 private let refusalStatuses: Set<Int> = [400, 411, 413, 417, 431, 501, 505]
 
-private enum Outcome: Equatable {
+enum Outcome: Equatable {
     case request(method: String, target: String, headerCount: Int, body: [UInt8])
     case refused(status: Int, code: String)
 }
 
 /// Feeds `bytes` in pieces of the given sizes (cycled) and collects everything the parser says.
-private func run(_ bytes: UnsafeBufferPointer<UInt8>, pieces: [Int]) -> [Outcome] {
+func run(_ bytes: UnsafeBufferPointer<UInt8>, pieces: [Int]) -> [Outcome] {
     var parser = HTTPRequestParser(limits: limits)
     var outcomes: [Outcome] = []
     var offset = 0, piece = 0
@@ -83,5 +87,6 @@ public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     let chosen = run(bytes, pieces: [Int(bytes[0] % 17) + 1, Int(bytes[size - 1] % 7) + 1, 3])
     precondition(whole == byteByByte, "feeding one byte at a time changed the outcome")
     precondition(whole == chosen, "the split points changed the outcome")
+    checkConnection(bytes, parsed: whole)
     return 0
 }

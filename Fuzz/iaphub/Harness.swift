@@ -14,7 +14,7 @@ private func check(_ answer: IAPHUBAnswer) {
             let found = IAPHUBSource.entitlements(answer, environment: environment, projectedTo: t)
             let ids = found.map(\.id)
             precondition(ids == ids.sorted() && Set(ids).count == ids.count, "entitlements not sorted or not unique")
-            let keys = Set(answer.activeProducts.filter { $0.type != "consumable" }.map(\.entitlementId))
+            let keys = Set(answer.activeProducts.filter { $0.type != "consumable" }.compactMap(\.entitlementId))
             precondition(Set(ids) == keys, "an entitlement per key of the non-consumable products")
             for e in found {
                 precondition(!e.id.isEmpty, "empty entitlement id")
@@ -29,6 +29,7 @@ private func check(_ answer: IAPHUBAnswer) {
                     precondition(e.expirationDate.map { t < $0 } ?? true, "active after its expiration at --at")
                     precondition(e.lastPurchaseDate.map { $0 <= t } ?? true, "active before its purchase at --at")
                 }
+                if t == nil { precondition(e.projectedBeforeStart == nil, "a projection mark without --at") }
             }
         }
     }
@@ -38,7 +39,12 @@ private func check(_ answer: IAPHUBAnswer) {
 public func fuzzIAPHUBAnswer(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     do {
-        check(try IAPHUBAnswer.decode(bytes))
+        let answer = try IAPHUBAnswer.decode(bytes)
+        // Every product kept has a key; a malformed one is left out only beside a readable one.
+        precondition(answer.activeProducts.allSatisfy { $0.entitlementId != nil }, "a product without a key kept")
+        precondition(answer.problems.isEmpty || !answer.activeProducts.isEmpty, "nothing readable, yet no error")
+        precondition(answer.problems.allSatisfy { $0.path.hasPrefix("activeProducts[") }, "a problem outside activeProducts")
+        check(answer)
     } catch let error as IAPHUBAnswerError {
         precondition(!error.path.isEmpty && !error.message.isEmpty, "an error without a path or message")
     } catch {

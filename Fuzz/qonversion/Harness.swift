@@ -17,13 +17,17 @@ private func check(_ e: QonversionEntitlement) {
         precondition(info.id == e.id)
         precondition(info.isActive == (info.state == .active || info.state == .gracePeriod), "isActive and state disagree")
         precondition(info.state != .gracePeriod || info.renewState == .billingIssue, "grace without a billing issue")
-        precondition(info.willRenew == (info.renewState == .willRenew), "willRenew and renewState disagree")
+        // willRenew is v3's renew state, except before the record's start, where nothing renews yet.
+        precondition(info.willRenew == (info.renewState == .willRenew && info.projectedBeforeStart == nil),
+                     "willRenew and renewState disagree")
         precondition((e.source == .manual) == (info.periodType == .promotional), "promotional is manual, and only manual")
         precondition(e.source != .manual || (info.renewState == .nonRenewable && info.grantType == .manual))
         precondition(info.renewsCount == nil && info.transactions.isEmpty, "v3 has no renewal counts or transactions")
         precondition(info.expirationDate == e.expires && info.startedDate == e.started)
         if t == nil { precondition(info.isActive == e.active, "without --at, isActive is v3's active") }
         if let t { precondition(info.isActive == ((e.started.map { $0 <= t } ?? true) && (e.expires.map { t < $0 } ?? true))) }
+        // A projection is never active before the record's start.
+        if let t, let start = info.startedDate, t < start { precondition(!info.isActive && info.projectedBeforeStart == start) }
     }
 }
 
@@ -32,7 +36,11 @@ public func fuzzQonversionDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     guard let data else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     do {
-        for e in try QonversionWire.entitlements(bytes) { check(e) }
+        let list = try QonversionWire.entitlements(bytes)
+        // A malformed element is left out only beside a readable one; none readable is an error.
+        precondition(list.problems.isEmpty || !list.entitlements.isEmpty, "nothing readable, yet no error")
+        for problem in list.problems { precondition(problem.path.hasPrefix("data["), "a problem outside data[]") }
+        for e in list.entitlements { check(e) }
     } catch {
         precondition(!error.description.isEmpty, "an error without words")
     }

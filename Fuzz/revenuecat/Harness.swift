@@ -43,11 +43,19 @@ public func fuzzRevenueCatSubscriber(_ data: UnsafePointer<UInt8>?, _ size: Int)
     precondition(subscriber.requestDate.isSupported, "request date out of range")
     let instants = [subscriber.requestDate, instant(bytes, at: 0, fallback: subscriber.requestDate),
                     instant(bytes, at: max(0, size - 8), fallback: subscriber.requestDate)]
+    precondition(subscriber.problems.allSatisfy { $0.path.hasPrefix("subscriber.") }, "a problem outside the subscriber")
     for t in instants {
-        let status = RevenueCatMapping.status(subscriber, requestedId: "u", at: t)
+        let projected = t != subscriber.requestDate
+        let status = RevenueCatMapping.status(subscriber, requestedId: "u", at: t, projected: projected)
+        precondition(status.projected == projected, "projected flag")
         precondition(status.entitlements.count == subscriber.entitlements.count, "an entitlement lost")
         precondition(status.entitlements.map(\.id) == status.entitlements.map(\.id).sorted(), "entitlements not sorted")
-        for e in status.entitlements { check(e, at: t) }
+        for e in status.entitlements {
+            check(e, at: t)
+            // A projection is never active before the first purchase.
+            if projected, e.isActive, let start = e.startedDate { precondition(start <= t, "active before its start at --at") }
+            if e.periodType == .prepaid { precondition(!e.willRenew && e.renewState != .willRenew, "a prepaid plan renews") }
+        }
         let history = RevenueCatMapping.history(subscriber, until: t)
         precondition(history.allSatisfy { $0.date <= t }, "history past its end")
         precondition(zip(history, history.dropFirst()).allSatisfy { $0.date <= $1.date }, "history not in time order")

@@ -6,8 +6,13 @@ public struct Context {
     /// Writes to standard output / standard error (bytes are already UTF-8 text).
     public var writeOut: (String) -> Void
     public var writeErr: (String) -> Void
-    /// Reads all of standard input (nil when it cannot be read).
+    /// Reads all of standard input (nil when it cannot be read): in-process callers give their
+    /// bytes here. Ignored when `readInPart` is set.
     public var readIn: () -> [UInt8]?
+    /// Reads standard input a part at a time: the next bytes, nil at its end; throws when it
+    /// cannot be read. The running process reads this way, so that memory stays bounded
+    /// whatever stdin holds (`/dev/zero`, `/dev/urandom`).
+    public var readInPart: (() throws -> [UInt8]?)?
     public var environment: [String: String]
     /// The wall clock; `SUBS_NOW` replaces it (CLI.run does that).
     public var clock: any Clock

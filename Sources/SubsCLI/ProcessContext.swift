@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Foundation
 import SubsKit
+import SubsSystem
 
 /// The wall clock, read only here.
 public struct SystemClock: Clock {
@@ -69,14 +70,8 @@ extension Context {
         // is never half-written (it is only ever replaced by rename). Once a write has been
         // committed, Ctrl-C is ignored and the command finishes (exit 0, its output printed):
         // a script must not retry a write that happened.
-        InterruptCleanup.prepare()
-        signal(SIGINT) { _ in
-            guard InterruptCleanup.interrupt() else { return }
-            let message: StaticString = "subs: error: interrupted\n"
-            _ = write(2, message.utf8Start, message.utf8CodeUnitCount)
-            _exit(130)
-        }
-        return Context(
+        InterruptCleanup.install(message: "subs: error: interrupted\n", exitStatus: ExitCode.interrupted.rawValue)
+        var context = Context(
             writeOut: { standardOutput.write($0) },
             writeErr: { text in
                 standardOutput.flush()
@@ -92,28 +87,8 @@ extension Context {
             finishOut: { standardOutput.finish() },
             rawArguments: rawArgumentBytes(),
             waitForStop: { _ in StopSignal.wait() })
-    }
-}
-
-/// SIGINT and SIGTERM for `subs serve`: the handlers only write a byte to a pipe (async-signal-
-/// safe, whichever thread gets the signal); the main thread waits on the pipe, then stops the
-/// server cleanly.
-enum StopSignal {
-    /// The pipe's write end: a plain word the handler reads, set before any handler exists.
-    nonisolated(unsafe) private static var writeEnd: Int32 = -1
-
-    static func wait() {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return }
-        writeEnd = ends[1]
-        let handler: @convention(c) (Int32) -> Void = { _ in
-            var byte: UInt8 = 1
-            _ = write(StopSignal.writeEnd, &byte, 1)
-        }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-        var byte: UInt8 = 0
-        while read(ends[0], &byte, 1) < 0 && errno == EINTR {}
+        context.readInPart = { try readChunk(0) }
+        return context
     }
 }
 

@@ -15,6 +15,12 @@ enum SourceFactory {
                             clock: context.clock)
     }
 
+    /// Whether the answers come from a remote API (`--remote`, or a platform that needs none).
+    static func isRemote(_ invocation: Invocation) -> Bool {
+        invocation.global.remote != nil || defaultRemote(invocation.global.provider) != nil
+            || invocation.global.provider == "iaphub"
+    }
+
     /// The base URL of a provider whose API has one address for everyone (no --remote needed).
     private static func defaultRemote(_ provider: String) -> String? {
         switch provider {
@@ -33,7 +39,11 @@ enum SourceFactory {
         let iaphub = invocation.global.provider == "iaphub"
         let endpoint = RemoteEndpoint(provider: invocation.global.provider, url: try RemoteURL(remote), apiKey: loaded.key,
                                       scheme: iaphub ? .apiKey : .bearer)
-        let cache = ResponseCache.defaultDirectory(environment: env).map { ResponseCache(directory: $0, clock: context.clock) }
+        // A cache directory or entry another user owns or may write is not used: one warning.
+        let cache = ResponseCache.defaultDirectory(environment: env).map {
+            ResponseCache(directory: $0, clock: context.clock,
+                          onDistrust: { context.writeErr(Terminal.message("subs: warning: \($0)") + "\n") })
+        }
         let client = RemoteClient(endpoint: endpoint, transport: iaphub ? IAPHUBSource.pacedTransport(context.http) : context.http, timeout: invocation.global.timeout,
                                   version: CLI.version, cache: cache, clock: context.clock)
         let now = context.clock.now()
@@ -52,7 +62,8 @@ enum SourceFactory {
         case "qonversion":
             return QonversionSource(client: client, cachePolicy: policy, clock: context.clock)
         case "iaphub":
-            return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"], clock: context.clock)
+            return IAPHUBSource(client: client, cachePolicy: policy, environment: env["SUBS_IAPHUB_ENVIRONMENT"],
+                                platform: invocation.global.iaphubPlatform, clock: context.clock)
         default:
             throw NotOffered("provider \(provider) is not available in this version of subs")
         }

@@ -21,7 +21,7 @@ final class CheckCommandTests: XCTestCase {
         let result = check(["alice", "--json"])
         XCTAssertEqual(result.status, .success, result.stderr)
         let doc = try JSON.parse(result.stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "aliases", "firstSeen", "attributes",
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen", "attributes",
                                                "activeEntitlements", "entitlements"])
         XCTAssertEqual(doc["customerId"], .string("alice"))
         XCTAssertEqual(doc["requestedId"], .string("alice"))

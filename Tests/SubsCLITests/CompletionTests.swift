@@ -6,6 +6,8 @@ import XCTest
 @testable import SubsCLI
 
 /// A program on PATH; missing, the test is skipped with the reason (failed under CI=true).
+/// Call it first, at the top level of the test, never inside an assertion: XCTest records a skip
+/// thrown from an XCTAssert autoclosure as an error, not as a skip.
 func requireTool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
     try Prerequisite.tool(name, file: file, line: line)
 }
@@ -25,6 +27,14 @@ func builtSubs(file: StaticString = #filePath, line: UInt = #line) throws -> Str
 let shells = [("bash", "completions/subs.bash"), ("zsh", "completions/_subs"), ("fish", "completions/subs.fish")]
 
 final class CompletionTests: XCTestCase {
+    private var bashPath: String?
+    /// bash, resolved by the tests that drive it (`try requireBash()` first thing).
+    var bash: String { bashPath ?? "/nonexistent/bash" }
+
+    func requireBash(file: StaticString = #filePath, line: UInt = #line) throws {
+        bashPath = try requireTool("bash", file: file, line: line)
+    }
+
     func testCommittedScriptsAreWhatTheGeneratorPrints() throws {
         for (shell, path) in shells {
             let run = runCLI(["completion", shell])
@@ -72,8 +82,10 @@ final class CompletionTests: XCTestCase {
 
     func testShellsAcceptTheScripts() throws {
         let checks = [("bash", ["-n"]), ("zsh", ["-n"]), ("fish", ["--no-execute"])]
-        for ((shell, path), (tool, flags)) in zip(shells, checks) {
-            let result = try runProcess(try requireTool(tool), flags + [repositoryRoot + "/" + path])
+        // Every shell first: a missing one skips the test before anything is asserted.
+        let programs = try checks.map { try requireTool($0.0) }
+        for ((shell, path), ((tool, flags), program)) in zip(shells, zip(checks, programs)) {
+            let result = try runProcess(program, flags + [repositoryRoot + "/" + path])
             XCTAssertEqual(result.status, 0, "\(tool) rejects \(path): \(result.stderr)")
             XCTAssertEqual(result.stderr, "", "\(tool) on \(path)")
             XCTAssertEqual(shell, tool)
@@ -81,20 +93,22 @@ final class CompletionTests: XCTestCase {
     }
 
     func testZshRegistersTheFunction() throws {
+        let zsh = try requireTool("zsh")
         let script = """
             autoload -Uz compinit && compinit -u -D -d /dev/null
             source \(CompletionModel.shQuoted(repositoryRoot + "/completions/_subs"))
             print -r -- ${_comps[subs]}
             """
-        let result = try runProcess(try requireTool("zsh"), ["-f", "-c", script])
+        let result = try runProcess(zsh, ["-f", "-c", script])
         XCTAssertEqual(result.stdout, "_subs\n", result.stderr)
         XCTAssertEqual(result.stderr, "")
     }
 
     /// What `_subs` offers for the words (the last one is being completed). zsh's completion
     /// builtins only work inside a completion widget, so they are replaced by stand-ins that
-    /// print what they were given (zsh itself would then filter by the prefix).
-    func zshOffers(_ words: [String]) throws -> [String] {
+    /// print what they were given (zsh itself would then filter by the prefix). `zsh`: the
+    /// program, resolved by the test before its assertions.
+    func zshOffers(_ zsh: String, _ words: [String]) throws -> [String] {
         let script = """
             compdef() { : }
             source \(CompletionModel.shQuoted(repositoryRoot + "/completions/_subs"))
@@ -106,12 +120,14 @@ final class CompletionTests: XCTestCase {
             words=(\(words.map(CompletionModel.shQuoted).joined(separator: " "))); CURRENT=$#words; PREFIX=${words[-1]}
             _subs
             """
-        let result = try runProcess(try requireTool("zsh"), ["-f", "-c", script])
+        let result = try runProcess(zsh, ["-f", "-c", script])
         XCTAssertEqual(result.stderr, "", "zsh completion of \(words)")
         return result.stdout.split(separator: "\n").map(String.init).sorted()
     }
 
     func testZshOffersCommandsOptionsAndValues() throws {
+        let zsh = try requireTool("zsh")
+        func zshOffers(_ words: [String]) throws -> [String] { try self.zshOffers(zsh, words) }
         XCTAssertEqual(try zshOffers(["subs", ""]), CompletionModel.topWords.map(\.word).sorted())
         XCTAssertEqual(try zshOffers(["subs", "--json", "store", ""]), ["init", "validate"])
         XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
@@ -126,6 +142,7 @@ final class CompletionTests: XCTestCase {
     }
 
     /// COMPREPLY of the bash script for the words (the last one is being completed), sorted.
+    /// bash is resolved once, in setUp, so that a missing bash skips before any assertion.
     func bashComplete(_ words: [String], wordBreaks: String? = nil) throws -> [String] {
         let quoted = words.map(CompletionModel.shQuoted).joined(separator: " ")
         var script = "source \(CompletionModel.shQuoted(repositoryRoot + "/completions/subs.bash"))\n"
@@ -135,13 +152,14 @@ final class CompletionTests: XCTestCase {
             _subs
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let result = try runProcess(try requireTool("bash"), ["--norc", "--noprofile", "-c", script])
+        let result = try runProcess(bash, ["--norc", "--noprofile", "-c", script])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "", "bash completion of \(words)")
         return result.stdout.split(separator: "\n").map(String.init).sorted()
     }
 
     func testBashCompletesCommandsAndSubcommands() throws {
+        try requireBash()
         XCTAssertEqual(try bashComplete(["subs", "ch"]), ["check"])
         XCTAssertEqual(try bashComplete(["subs", "re"]), ["renew-count", "revoke"])
         XCTAssertEqual(try bashComplete(["subs", ""]), CompletionModel.topWords.map(\.word).sorted())
@@ -153,6 +171,7 @@ final class CompletionTests: XCTestCase {
     }
 
     func testBashCompletesOptionsOfTheCommand() throws {
+        try requireBash()
         XCTAssertEqual(try bashComplete(["subs", "check", "--req"]), ["--require"])
         XCTAssertEqual(try bashComplete(["subs", "grant", "alice", "premium", "--li"]), ["--lifetime"])
         XCTAssertEqual(try bashComplete(["subs", "store", "init", "--d"]), ["--demo"])
@@ -165,6 +184,7 @@ final class CompletionTests: XCTestCase {
     }
 
     func testBashCompletesOptionValues() throws {
+        try requireBash()
         XCTAssertEqual(try bashComplete(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try bashComplete(["subs", "check", "alice", "--format", "js"]), ["json", "jsonl"])
         XCTAssertEqual(try bashComplete(["subs", "check", "--color", ""]), ["always", "auto", "never"])
@@ -179,6 +199,7 @@ final class CompletionTests: XCTestCase {
     }
 
     func testBashCompletesFilePaths() throws {
+        try requireBash()
         let directory = NSTemporaryDirectory() + "subs-completion-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -194,6 +215,7 @@ final class CompletionTests: XCTestCase {
 
     /// Needs the `__complete` runner (Commands/): lists ids from the store given with --store.
     func testBashCompletesCustomerIdsFromStore() throws {
+        try requireBash()
         let subs = try builtSubs()
         let store = try writeCompletionStore()
         defer { try? FileManager.default.removeItem(atPath: store) }
@@ -226,6 +248,7 @@ final class CompletionTests: XCTestCase {
     }
 
     func testBashAsksCompleteWithTheStoreAndPrefix() throws {
+        try requireBash()
         let fake = try fakeSubs()
         defer { try? FileManager.default.removeItem(atPath: fake.directory) }
         XCTAssertEqual(try bashComplete([fake.program, "--store", "/s.json", "check", "al"]), ["alpha", "alpine"])
@@ -244,12 +267,13 @@ final class CompletionTests: XCTestCase {
     }
 
     func testFishAsksCompleteWithTheStoreAndPrefix() throws {
+        let fish = try requireTool("fish")
         let fake = try fakeSubs()
         defer { try? FileManager.default.removeItem(atPath: fake.directory) }
         let script = "source \(CompletionModel.fishQuoted(repositoryRoot + "/completions/subs.fish")); "
             + "complete -C 'subs --store /s.json history al'"
         let path = fake.directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let result = try runProcess(try requireTool("fish"), ["--no-config", "-c", script],
+        let result = try runProcess(fish, ["--no-config", "-c", script],
                                     environment: ["PATH": path, "HOME": fake.directory])
         XCTAssertEqual(result.stderr, "")
         XCTAssertEqual(result.stdout.split(separator: "\n").sorted(), ["alpha", "alpine"])
@@ -257,9 +281,10 @@ final class CompletionTests: XCTestCase {
     }
 
     func testFishCompletesCommandsOptionsAndValues() throws {
+        let program = try requireTool("fish")
         func fish(_ line: String) throws -> [String] {
             let script = "source \(CompletionModel.fishQuoted(repositoryRoot + "/completions/subs.fish")); complete -C \(CompletionModel.fishQuoted(line))"
-            let result = try runProcess(try requireTool("fish"), ["--no-config", "-c", script])
+            let result = try runProcess(program, ["--no-config", "-c", script])
             XCTAssertEqual(result.stderr, "", line)
             return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted()
         }

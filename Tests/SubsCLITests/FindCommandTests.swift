@@ -161,11 +161,14 @@ final class FindCommandTests: XCTestCase {
         }
         XCTAssertEqual(find(["dave", "--attribute", "a\u{7}"]).status, .usage)
         XCTAssertEqual(find([]).status, .usage)
-        // The same on standard input is bad input (65), with the line for control characters.
+        // The same on standard input is bad input (65), with the line, and nothing printed.
         let long = find(["-"], stdin: "dave\n" + String(repeating: "y", count: 10_000) + "\n")
         XCTAssertEqual(long.status, .dataError, long.stderr)
-        XCTAssertTrue(long.stderr.contains("10000 bytes"), long.stderr)
-        XCTAssertEqual(find(["-"], stdin: "dave\nx\u{1b}y\n").status, .dataError)
+        XCTAssertEqual(long.stderr, "subs: error: standard input:2: line longer than 4096 bytes\n")
+        XCTAssertEqual(long.stdout, "")
+        let control = find(["-"], stdin: "dave\nx\u{1b}y\n")
+        XCTAssertEqual(control.status, .dataError)
+        XCTAssertTrue(control.stderr.hasPrefix("subs: error: standard input:2: "), control.stderr)
     }
 
     func testTermsFromStandardInput() throws {

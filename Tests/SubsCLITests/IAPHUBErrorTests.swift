@@ -35,7 +35,7 @@ final class IAPHUBErrorTests: IAPHUBTestCase {
         expectError("array-body", .protocolError, "$: expected an object")
         expectError("bad-date", .protocolError, "activeProducts[0].expirationDate: expected an ISO 8601 date")
         expectError("wrong-type", .protocolError, "activeProducts[0].isFamilyShare: expected a boolean, found string")
-        expectError("no-sku", .protocolError, "activeProducts[0].sku: required")
+        expectError("no-sku", .protocolError, "activeProducts[0]: no groupName, sku, group or id to tell which entitlement it is")
         expectError("product-not-object", .protocolError, "activeProducts[0]: expected an object, found number")
     }
 
@@ -107,7 +107,7 @@ final class IAPHUBErrorTests: IAPHUBTestCase {
         let transport = CurlTransport()
         var statuses: [Int] = []
         for n in 1...7 {
-            let request = RemoteRequest(method: "GET", url: server.base + "/user/pace-\(n)?environment=production",
+            let request = RemoteRequest(method: "GET", url: server.base + "/user/pace-\(n)?environment=production&platform=ios",
                                         headers: [("Authorization", "ApiKey \(IAPHUBTestServer.key)"),
                                                   ("User-Agent", "subs/\(CLI.version)")])
             statuses.append(try transport.send(request).status)
@@ -261,7 +261,7 @@ final class IAPHUBMappingTests: XCTestCase {
             p.platform = platform
             XCTAssertEqual(IAPHUBSource.entitlements(IAPHUBAnswer(activeProducts: [p]), environment: "production")[0].source, source)
         }
-        for (period, type) in [("trial", PeriodType.trial), ("intro", .intro), ("normal", .normal), ("promo", .normal)] {
+        for (period, type) in [("trial", PeriodType.trial), ("intro", .intro), ("normal", .normal), ("promo", .unknown), ("TRIAL", .unknown)] {
             var p = product("a", expires: nil)
             p.subscriptionPeriodType = period
             XCTAssertEqual(IAPHUBSource.entitlements(IAPHUBAnswer(activeProducts: [p]), environment: "production")[0].periodType, type)

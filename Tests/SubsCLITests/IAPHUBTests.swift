@@ -16,7 +16,7 @@ final class IAPHUBTestServer: @unchecked Sendable {
     let server: HTTPServer
     var base: String { "http://127.0.0.1:\(server.port)/v1/app/\(IAPHUBTestServer.appId)" }
     /// The query every request must carry.
-    var expectedQuery = "environment=production"
+    var expectedQuery = "environment=production&platform=ios"
     /// Beyond this many requests within one second, 429 (nil: no limit).
     var limitPerSecond: Int?
 
@@ -77,10 +77,11 @@ final class IAPHUBTestServer: @unchecked Sendable {
         }
         if wrongKey { return HTTPResponse(status: 401, body: Array(#"{"code":"api_key_invalid"}"#.utf8)) }
         if limited { return HTTPResponse(status: 429, headers: [("Retry-After", "1")], body: Array("{\"code\":\"rate_limit\"}".utf8)) }
-        return answer(user: segments[4])
+        return answer(user: segments[4], platform: request.query?.split(separator: "&").first { $0.hasPrefix("platform=") }
+            .map { String($0.dropFirst("platform=".count)) })
     }
 
-    private func answer(user: String) -> HTTPResponse {
+    private func answer(user: String, platform: String?) -> HTTPResponse {
         func json(_ text: String, _ status: Int = 200) -> HTTPResponse {
             HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
         }
@@ -106,6 +107,11 @@ final class IAPHUBTestServer: @unchecked Sendable {
         case "wrong-type": return json(#"{"activeProducts":[{"sku":"pro","type":"renewable_subscription","isFamilyShare":"yes"}]}"#)
         case "no-sku": return json(#"{"activeProducts":[{"type":"non_consumable"}]}"#)
         case "product-not-object": return json(#"{"activeProducts":[42]}"#)
+        case "cross-platform":
+            // IAPHUB answers the sku of the platform asked for; a product with none there comes without.
+            let sku = platform == "android" ? #""sku":"pro_monthly","# : platform == "ios" ? "" : #""sku":"?","#
+            return json(#"{"activeProducts":[{"id":"5e51","type":"renewable_subscription",\#(sku)"platform":"android","#
+                        + #""expirationDate":"2026-12-20T10:00:00.000Z","subscriptionState":"active","isSubscriptionRenewable":true}]}"#)
         default:
             if user.hasPrefix("pace-") || ["alice/ü x", "..", "a?b#c%d+e&f=g"].contains(user) { return json(IAPHUBFixture.text("active-renewing")) }
             guard let text = IAPHUBFixture.textIfAny(user) else {
@@ -261,7 +267,7 @@ final class IAPHUBTests: IAPHUBTestCase {
     func testUnknownValuesBecomeUnknownAndNeverAccess() throws {
         try check("unknown-platform", active: [], ["pro_web": [
             "isActive": .bool(false), "state": .string("unknown"), "renewState": .string("willRenew"),
-            "willRenew": .bool(false), "periodType": .string("normal"), "source": .string("unknown"),
+            "willRenew": .bool(false), "periodType": .string("unknown"), "source": .string("unknown"),
             "grantType": .string("purchase"), "productId": .string("pro_web"),
             "lastPurchaseDate": .string("2026-11-20T10:00:00Z"), "expirationDate": .string("2026-12-20T10:00:00Z")]])
         XCTAssertEqual(iaphub(["check", "unknown-platform", "--require", "pro_web", "-q"]).status, .requirementMissing)
@@ -294,7 +300,7 @@ final class IAPHUBTests: IAPHUBTestCase {
     }
 
     func testTheEnvironmentComesFromSUBS_IAPHUB_ENVIRONMENT() throws {
-        server.expectedQuery = "environment=staging"
+        server.expectedQuery = "environment=staging&platform=ios"
         try check("active-renewing", active: ["premium"], ["premium": [
             "isActive": .bool(true), "state": .string("active"), "renewState": .string("willRenew"), "willRenew": .bool(true),
             "periodType": .string("normal"), "source": .string("playstore"), "grantType": .string("purchase"),
@@ -304,11 +310,11 @@ final class IAPHUBTests: IAPHUBTestCase {
     }
 
     func testTheEnvironmentIsOneEncodedQueryValueAndEmptyMeansProduction() throws {
-        server.expectedQuery = "environment=dev%20x%26upsert%3Dtrue"
+        server.expectedQuery = "environment=dev%20x%26upsert%3Dtrue&platform=ios"
         let odd = iaphub(["check", "retry", "-q"], env: ["SUBS_IAPHUB_ENVIRONMENT": "dev x&upsert=true"])
         XCTAssertEqual(odd.status, .success, odd.stderr)
         XCTAssertEqual(server.paths.count, 1)
-        server.expectedQuery = "environment=production"
+        server.expectedQuery = "environment=production&platform=ios"
         XCTAssertEqual(iaphub(["check", "retry", "-q"], env: ["SUBS_IAPHUB_ENVIRONMENT": ""]).status, .success)
     }
 
@@ -338,8 +344,8 @@ final class IAPHUBTests: IAPHUBTestCase {
         // Grace ends at its expiration date too; a lifetime purchase stays.
         XCTAssertEqual(try entitlements("grace-family", ["--at", "2026-12-10"]).doc["entitlements"]?["premium"]?["state"], .string("expired"))
         XCTAssertEqual(try entitlements("lifetime", ["--at", "2030-01-01"]).doc["activeEntitlements"], .array([.string("lifetime_pro")]))
-        XCTAssertEqual(iaphub(["check", "promo-trial-cancelled", "--at", "2027-01-01", "--require", "premium", "-q"]).status,
-                       .requirementMissing)
+        XCTAssertEqual(iaphub(["check", "promo-trial-cancelled", "--at", "2027-01-01", "--require", "premium", "-q",
+                                "--allow-projection"]).status, .requirementMissing)
     }
 
     func testSeveralUsersInOneCheck() throws {

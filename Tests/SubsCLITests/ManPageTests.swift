@@ -123,7 +123,7 @@ final class ManPageTests: XCTestCase {
                      "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions"] {
             XCTAssertTrue(text.contains(".It Li \(word)\n"), "\(word) missing")
         }
-        for value in ["willRenew", "canceled", "billingIssue", "nonRenewable", "unknown", "trial", "intro", "promotional",
+        for value in ["willRenew", "canceled", "billingIssue", "nonRenewable", "unknown", "trial", "intro", "promotional", "prepaid",
                       "appstore", "playstore", "stripe", "amazon", "manual", "familySharing", "offerCode"] {
             XCTAssertTrue(text.contains(value), "value \(value) missing")
         }
@@ -131,7 +131,7 @@ final class ManPageTests: XCTestCase {
 
     func testOutputDocumentsListEveryKey() {
         let text = section("OUTPUT")
-        let keys = ["customerId", "requestDate", "aliases", "firstSeen", "attributes", "activeEntitlements", "entitlements",
+        let keys = ["customerId", "requestDate", "projected", "aliases", "firstSeen", "attributes", "activeEntitlements", "entitlements",
                     "transactionId", "originalTransactionId", "productId", "type", "transactionDate", "expirationDate",
                     "environment", "ownershipType", "offerCode", "orderId", "transactionRevocationDate",
                     "term", "matches", "matchedBy", "email",

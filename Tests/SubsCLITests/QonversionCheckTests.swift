@@ -81,6 +81,11 @@ final class QonversionCheckTests: XCTestCase {
                 "id": s("plus"), "isActive": t, "state": s("active"), "renewState": s("nonRenewable"), "willRenew": f,
                 "periodType": s("promotional"), "source": s("manual"), "grantType": s("manual")])]),
             ("empty", []),
+            ("non-renewable", [entitlement([
+                "id": s("plus"), "isActive": t, "state": s("active"), "renewState": s("nonRenewable"), "willRenew": f,
+                "periodType": s("normal"), "source": s("playstore"), "grantType": s("purchase"),
+                "productId": s("plus_prepaid_month"), "startedDate": s("2026-11-18T11:06:40Z"),
+                "expirationDate": s("2026-12-18T13:20:00Z")])]),
         ]
         XCTAssertEqual(cases.map(\.0), QonversionFakeAPI.fixtureNames, "a fixture without expectations")
         for (name, expected) in cases {
@@ -116,6 +121,7 @@ final class QonversionCheckTests: XCTestCase {
         XCTAssertTrue(run(["check", "QON_manual"]).stdout.contains("beta: manual grant, until 2026-12-23"))
         XCTAssertTrue(run(["check", "QON_billing-lapsed"]).stdout.contains("plus: expired on 2026-09-21 after a billing issue"))
         XCTAssertTrue(run(["check", "QON_lifetime"]).stdout.contains("plus: one-time purchase of plus_lifetime, no expiration"))
+        XCTAssertTrue(run(["check", "QON_non-renewable"]).stdout.contains("plus: does not renew; active until 2026-12-18\n"))
     }
 
     func testAnIdentityIsResolvedAndAQonversionIdIsUsedAsIs() throws {

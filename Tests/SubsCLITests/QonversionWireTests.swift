@@ -9,8 +9,9 @@ import SubsJSON
 final class QonversionWireTests: XCTestCase {
     private func one(_ fields: String) throws -> QonversionEntitlement {
         let list = try QonversionWire.entitlements(Array(#"{"data": [{"id": "e", "active": true\#(fields)}]}"#.utf8))
-        XCTAssertEqual(list.count, 1)
-        return list[0]
+        XCTAssertEqual(list.entitlements.count, 1)
+        XCTAssertEqual(list.problems, [])
+        return list.entitlements[0]
     }
 
     func testEpochValues() throws {
@@ -47,7 +48,7 @@ final class QonversionWireTests: XCTestCase {
         }
         XCTAssertEqual(try one(#", "source": null"#).source, .unknown)
         for (state, mapped) in [("will_renew", RenewState.willRenew), ("canceled", .canceled), ("billing_issue", .billingIssue),
-                                ("non_renewable", .unknown), ("cancelled", .unknown)] {
+                                ("non_renewable", .nonRenewable), ("unknown", .unknown), ("cancelled", .unknown)] {
             let e = try one(#", "product": {"subscription": {"renew_state": "\#(state)"}}"#)
             XCTAssertEqual(e.subscription?.renewState, mapped, state)
         }

@@ -158,7 +158,6 @@ final class QonversionWriteTests: XCTestCase {
             (["revoke", "alice", "beta", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["grant", "alice", "bob", "beta", "--duration", "P1D"],
              "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; name one USER per grant or revoke"),
-            (["--offline", "grant", "alice", "beta", "--duration", "P1D"], "a grant or revoke must reach Qonversion; it cannot be made --offline"),
             (["history", "alice"], "Qonversion's API v3 exposes no transactions, so subs cannot show a history"),
             (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts"),
             (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts"),

@@ -16,7 +16,8 @@ final class FakeRevenueCat: @unchecked Sendable {
     static let requestDate = "2026-12-01T12:00:00Z"
     static let fixtures = ["tina": "trial", "carl": "cancelled", "gina": "grace", "rita": "billing-retry",
                            "ralph": "refund", "lena": "lifetime", "paul": "promotional", "fay": "family",
-                           "sam": "sandbox", "pia": "paused", "uri": "unknown-store", "ghost": "empty"]
+                           "sam": "sandbox", "pia": "paused", "uri": "unknown-store", "ghost": "empty",
+                           "pete": "prepaid", "rhea": "restored-purchase", "mallory": "one-malformed"]
 
     private let lock = NSLock()
     private var subscribers: [String: JSONValue] = [:]
@@ -231,7 +232,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
     private func assertCustomer(_ doc: JSONValue, id: String, requested: String, aliases: [String] = [],
                                 active: [String], attributes: JSONValue = .null,
                                 file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "aliases", "firstSeen", "attributes",
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen", "attributes",
                                                "activeEntitlements", "entitlements"], file: file, line: line)
         XCTAssertEqual(doc["customerId"], .string(id), file: file, line: line)
         XCTAssertEqual(doc["requestedId"], .string(requested), file: file, line: line)
@@ -375,7 +376,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
         let doc = try checkJSON("uri")
         assertCustomer(doc, id: "uri", requested: "uri", active: ["extras", "premium"])
         let fields: [String: JSONValue] = [
-            "source": .string("unknown"), "productId": .string("pro_quarterly"),
+            "source": .string("unknown"), "periodType": .string("unknown"), "productId": .string("pro_quarterly"),
             "startedDate": .string("2026-08-01T00:00:00Z"), "firstPurchaseDate": .string("2026-08-01T00:00:00Z"),
             "lastPurchaseDate": .string("2026-11-01T00:00:00Z"), "expirationDate": .string("2027-02-01T00:00:00Z"),
         ]

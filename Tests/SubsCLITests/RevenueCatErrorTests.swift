@@ -22,7 +22,10 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
              "/subscribers/tina: RevenueCat refused the request (HTTP 400, code 7000): Invalid app user id"),
             (Self.error(422, code: 7226, "Cannot process"), .dataError, "(HTTP 422, code 7226): Cannot process"),
             (Self.error(409, code: 7638, "Conflict"), .dataError, "(HTTP 409, code 7638): Conflict"),
-            (Self.error(404, code: 7259, "Subscriber not found"), .notFound, "customer 'tina' not found"),
+            // GET /subscribers/{id} creates unknown app users: its 404 means the base URL is wrong.
+            (Self.error(404, code: 7259, "Subscriber not found"), .configError,
+             "/v1/subscribers/tina: HTTP 404 (RevenueCat's GET /subscribers/{id} never answers 404: it creates unknown app users): "
+                + "the base URL (--remote) looks wrong; it should end in /v1, as in https://api.revenuecat.com/v1"),
             (Self.error(401, code: 7225, "Invalid API key"), .permissionDenied, "permission denied (HTTP 401)"),
             (Self.error(403, code: 7243, "Secret API keys should not be used in your app."), .permissionDenied, "permission denied (HTTP 403)"),
             (Self.error(501, code: 1, "Not implemented"), .unavailable, "remote unavailable: HTTP 501"),
@@ -114,12 +117,8 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
              "subscriber.entitlements: expected an object, found array"),
             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": {\"premium\": {\"expires_date\": 1}}}}",
              "subscriber.entitlements.premium.expires_date: expected a string, found number"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriptions\": {\"p\": {\"is_sandbox\": \"no\"}}}}",
-             "subscriber.subscriptions.p.is_sandbox: expected true or false, found string"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": {}}}}",
-             "subscriber.non_subscriptions.p: expected an array, found object"),
-            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": [7]}}}",
-             "subscriber.non_subscriptions.p[0]: expected an object, found number"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": {\"a\": 1, \"b\": {\"purchase_date\": []}}}}",
+             "subscriber.entitlements.a: expected an object, found number"),
             ("{\"request_date\": \"10000-01-01T00:00:00Z\", \"subscriber\": {}}", "request_date: expected an ISO 8601 date-time in years 0001-9999"),
         ]
         for (body, message) in cases {
@@ -132,6 +131,27 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
         // The answer of a write is checked the same way.
         rc.script = { _, r in r.method == "POST" ? HTTPResponse(status: 201, body: Array("{\"request_date\": null}".utf8)) : nil }
         XCTAssertEqual(run(["grant", "tina", "gold", "--duration", "P1D"]).status, .protocolError)
+    }
+
+    /// A malformed subscription or purchase is a part of the subscriber, not all of it: left out
+    /// with a warning naming its path, the customer answered, exit 0.
+    func testAMalformedSubscriptionOrPurchaseIsAWarningNotAnError() {
+        let cases: [(String, String)] = [
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriptions\": {\"p\": {\"is_sandbox\": \"no\"}}}}",
+             "subscriber.subscriptions.p.is_sandbox: expected true or false, found string"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": {}}}}",
+             "subscriber.non_subscriptions.p: expected an array, found object"),
+            ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"non_subscriptions\": {\"p\": [7]}}}",
+             "subscriber.non_subscriptions.p[0]: expected an object, found number"),
+        ]
+        for (body, message) in cases {
+            always(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8)))
+            let result = run(["check", "tina"])
+            XCTAssertEqual(result.status, .success, "\(body): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "subs: warning: \(message) (RevenueCat's subscriber 'tina': this item is left out, "
+                           + "the rest is answered)\n", body)
+            XCTAssertEqual(result.stdout, "tina\nno entitlements\n", body)
+        }
     }
 
     func testControlCharactersInRevenueCatsMessageNeverReachTheTerminalRaw() {

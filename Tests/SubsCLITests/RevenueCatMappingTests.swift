@@ -44,13 +44,30 @@ final class RevenueCatMappingTests: XCTestCase {
     }
 
     func testPeriodTypes() throws {
+        // A value this version does not know is unknown, never a guess; absent is a normal period.
         let expected: [String: PeriodType] = ["\"normal\"": .normal, "\"trial\"": .trial, "\"intro\"": .intro,
-                                              "\"prepaid\"": .normal, "\"NORMAL\"": .normal, "\"bonus\"": .normal, "null": .normal]
+                                              "\"prepaid\"": .prepaid, "\"NORMAL\"": .unknown, "\"bonus\"": .unknown, "null": .normal]
         for (period, type) in expected {
             XCTAssertEqual(premium(try subscriber(["period_type": period])).periodType, type, period)
             XCTAssertEqual(premium(try subscriber(["period_type": period, "store": "\"promotional\""])).periodType, .promotional, period)
         }
         XCTAssertEqual(premium(try subscriber(["period_type": "\"trial\""], purchase: true)).periodType, .normal)
+    }
+
+    /// period_type prepaid (Google Play): never renews. An issue or a cancellation the store
+    /// reported still says so (SPEC section 6's order); willRenew is false in every case.
+    func testAPrepaidPeriodNeverRenews() throws {
+        let prepaid = premium(try subscriber(["period_type": "\"prepaid\"", "store": "\"play_store\""]))
+        XCTAssertEqual([prepaid.periodType.rawValue, prepaid.renewState.rawValue, "\(prepaid.willRenew)", "\(prepaid.isActive)"],
+                       ["prepaid", "nonRenewable", "false", "true"])
+        let issue = premium(try subscriber(["period_type": "\"prepaid\"", "billing_issues_detected_at": "\"2026-11-30T00:00:00Z\""]))
+        XCTAssertEqual(issue.renewState, .billingIssue)
+        XCTAssertFalse(issue.willRenew)
+        let cancelled = premium(try subscriber(["period_type": "\"prepaid\"", "unsubscribe_detected_at": "\"2026-11-30T00:00:00Z\""]))
+        XCTAssertEqual(cancelled.renewState, .canceled)
+        // Expired: still a prepaid plan that does not renew.
+        let over = premium(try subscriber(["period_type": "\"prepaid\""]), at: ISODate.parse("2027-01-01T00:00:00Z")!)
+        XCTAssertEqual([over.state.rawValue, over.renewState.rawValue, "\(over.willRenew)"], ["expired", "nonRenewable", "false"])
     }
 
     func testOwnershipTypes() throws {
@@ -177,13 +194,52 @@ final class RevenueCatMappingTests: XCTestCase {
     func testDecodeThrowsOnlyItsFormatErrorWithAPath() {
         for (body, path) in [("", ""), ("{\"request_date_ms\": 1.5, \"subscriber\": {}}", "request_date_ms"),
                              ("{\"request_date_ms\": \"1\", \"subscriber\": {}}", "request_date_ms"),
-                             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriptions\": {\"a b\": {\"store\": 1}}}}",
-                              "subscriber.subscriptions[\"a b\"].store"),
-                             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"subscriber_attributes\": []}}",
-                              "subscriber.subscriber_attributes")] {
+                             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": 3}}",
+                              "subscriber.entitlements"),
+                             // Not one entitlement can be read: nothing of the customer's access can be told.
+                             ("{\"request_date\": \"2026-12-01T12:00:00Z\", \"subscriber\": {\"entitlements\": {\"a b\": {\"expires_date\": 1}}}}",
+                              "subscriber.entitlements[\"a b\"].expires_date")] {
             XCTAssertThrowsError(try RevenueCatSubscriber.decode(Array(body.utf8)), body) { error in
                 XCTAssertEqual((error as? RevenueCatFormatError)?.path, path, body)
             }
         }
+    }
+
+    /// One malformed entitlement, subscription, purchase or subscriber field is left out with its
+    /// path; everything else is read.
+    func testAMalformedPartIsLeftOutAndListedWithItsPath() throws {
+        let body = """
+            {"request_date": "\(Self.request)", "subscriber": {
+              "first_seen": 12, "original_app_user_id": ["x"], "subscriber_attributes": [],
+              "entitlements": {"premium": {"product_identifier": "p", "expires_date": "2027-01-01T00:00:00Z"},
+                               "broken": {"product_identifier": "q", "expires_date": "soon"},
+                               "odd": 7},
+              "subscriptions": {"p": {"store": "app_store", "original_purchase_date": "2026-01-01T00:00:00Z"},
+                                "q": {"store": 1}},
+              "non_subscriptions": {"life": [{"purchase_date": "2026-05-01T00:00:00Z"}, {"purchase_date": false}, 3],
+                                    "gems": {"purchase_date": "2026-05-01T00:00:00Z"}}}}
+            """
+        let s = try RevenueCatSubscriber.decode(Array(body.utf8))
+        XCTAssertEqual(s.entitlements.map(\.id), ["premium"])
+        XCTAssertEqual(s.subscriptions.map(\.productId), ["p"])
+        XCTAssertEqual(s.purchases.map(\.productId), ["life"])
+        XCTAssertNil(s.firstSeen)
+        XCTAssertNil(s.originalAppUserId)
+        XCTAssertNil(s.attributes)
+        XCTAssertEqual(Set(s.problems.map(\.path)), [
+            "subscriber.entitlements.broken.expires_date", "subscriber.entitlements.odd", "subscriber.subscriptions.q.store",
+            "subscriber.non_subscriptions.life[1].purchase_date", "subscriber.non_subscriptions.life[2]",
+            "subscriber.non_subscriptions.gems", "subscriber.first_seen", "subscriber.original_app_user_id",
+            "subscriber.subscriber_attributes",
+        ])
+        let premium = RevenueCatMapping.status(s, requestedId: "u", at: Self.t).entitlements
+        XCTAssertEqual(premium.map(\.id), ["premium"])
+        XCTAssertEqual(premium.first?.startedDate, ISODate.parse("2026-01-01T00:00:00Z"))
+        // Something was there, so RevenueCat did not just create this subscriber.
+        let onlyBroken = try RevenueCatSubscriber.decode(Array("""
+            {"request_date": "\(Self.request)", "subscriber": {"first_seen": "\(Self.request)", "subscriptions": {"q": {"store": 1}}}}
+            """.utf8))
+        XCTAssertTrue(onlyBroken.isEmpty)
+        XCTAssertFalse(RevenueCatMapping.isCreatedEmpty(onlyBroken, httpStatus: 200))
     }
 }

@@ -177,9 +177,15 @@ final class PlatformMappingDocTests: XCTestCase {
         let values: Set<String> = Set(["willRenew", "canceled", "billingIssue", "nonRenewable", "unknown",
                                        "active", "gracePeriod", "billingRetry", "paused", "expired", "revoked",
                                        "appstore", "playstore", "stripe", "amazon", "manual", "normal", "trial",
-                                       "intro", "familySharing", "offerCode", "purchase"])
+                                       "intro", "prepaid", "familySharing", "offerCode", "purchase", "null"])
         var checked = 0
-        for line in section.split(separator: "\n") where line.hasPrefix("|") && !line.hasPrefix("|---") {
+        // The values tables (`| field | value | subs field | subs value |`) are checked row by row
+        // by PlatformValuesTableTests; here only the field tables are read.
+        var inValuesTable = false
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard line.hasPrefix("|") else { inValuesTable = false; continue }
+            if line.hasPrefix("| field | value |") { inValuesTable = true }
+            if inValuesTable || line.hasPrefix("|---") { continue }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 3, cells[1] != "RevenueCat", cells[1] != "Qonversion", cells[1] != "IAPHUB field",
                   !cells[1].hasPrefix("IAPHUB `subscriptionState`") else { continue }

@@ -4,6 +4,7 @@
 
 import Foundation
 import SubsJSON
+import TestSupport
 import XCTest
 
 final class StoreHardeningTests: XCTestCase {
@@ -394,7 +395,7 @@ extension StoreHardeningTests {
 
 extension StoreHardeningTests {
     func testRootRewriteKeepsTheStoresOwnerGroupAndMode() throws {
-        try XCTSkipUnless(geteuid() == 0, "needs root to give the store to another user")
+        try Prerequisite.root("to give the store to another user")
         for mode: mode_t in [0o640, 0o600, 0o664] {
             let store = dir.write("store-\(mode).json", TestStore.json)
             XCTAssertEqual(chown(store, 65534, 65534), 0)

@@ -82,6 +82,23 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertEqual(try small.send(RemoteRequest(method: "GET", url: ok.url + "/")).body, Array("ok".utf8))
     }
 
+    /// The transport checks on its own what RemoteURL checks (a URL may reach it another way):
+    /// plain http only to an address that is loopback as written; libcurl guesses http for a URL
+    /// without a scheme, so that counts as plain http too.
+    func testPlainHttpToASpellingThatIsNotLoopbackIsRefusedByTheTransport() throws {
+        let server = RemoteTestServer { _, _ in .respond(status: 200, headers: [], body: "{}") }
+        for url in ["http://localhost.:\(server.port)/", "http://127.0.0.1.:\(server.port)/", "http://127.1:\(server.port)/",
+                    "127.0.0.1:\(server.port)/", "HTTP://LOCALHOST.:\(server.port)/", "http://x@127.0.0.1:\(server.port)/"] {
+            XCTAssertThrowsError(try transport.send(RemoteRequest(method: "GET", url: url)), url) { error in
+                XCTAssertEqual(error as? TransportError, .other("refusing plain http to a host that is not a loopback address"), url)
+            }
+        }
+        XCTAssertEqual(server.requestCount, 0)
+        XCTAssertEqual(try transport.send(RemoteRequest(method: "GET", url: "HTTP://LocalHost:\(server.port)/x")).status, 200)
+        XCTAssertEqual(try transport.send(RemoteRequest(method: "GET", url: "http://[::ffff:127.0.0.1]:\(server.port)/x")).status, 200)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
     func testTruncatedBodyAndRefusedConnection() throws {
         let server = RemoteTestServer { _, _ in .raw("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{}") }
         XCTAssertThrowsError(try transport.send(RemoteRequest(method: "GET", url: server.url + "/t"))) { error in

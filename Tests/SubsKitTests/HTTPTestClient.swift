@@ -22,10 +22,15 @@ final class RawClient {
     private var buffer: [UInt8] = []
     private(set) var sawEOF = false
 
-    init(port: Int, host: String = "127.0.0.1") throws {
+    /// `receiveBuffer`: a small kernel receive buffer, so that a client that never reads stalls
+    /// the server's writes after a few kilobytes.
+    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         let v6 = host.contains(":")
         fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var result: Int32
         if v6 {
             var a = sockaddr_in6()
@@ -60,6 +65,19 @@ final class RawClient {
 
     @discardableResult
     func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Sends what the socket takes now, without waiting; the count sent.
+    @discardableResult
+    func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            offset += n
+        }
+        return offset
+    }
 
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
@@ -120,6 +138,12 @@ final class RawClient {
     }
 
     var bufferedBytes: Int { buffer.count }
+
+    /// True when the server reset the connection (seen at once, whatever it had sent before).
+    var wasReset: Bool {
+        var p = pollfd(fd: fd, events: 0, revents: 0)
+        return poll(&p, 1, 0) > 0 && Int32(p.revents) & Int32(POLLHUP | POLLERR) != 0
+    }
 }
 
 /// A thread-safe list of what the server's log hook reported.

@@ -35,10 +35,51 @@ final class RemotePiecesTests: XCTestCase {
 
     func testPlainHttpIsRefusedForHostsThatAreNotLoopback() {
         for url in ["http://api.revenuecat.com/v1", "http://10.0.0.1:8787", "http://128.0.0.1", "http://127.0.0.1.example.com",
-                    "http://localhost.evil.com", "http://[::2]:80", "HTTP://example.com", "http://0x7f000001", "http://api.localhost", "http://127.1"] {
+                    "http://localhost.evil.com", "http://[::2]:80", "HTTP://example.com", "http://0x7f000001", "http://api.localhost", "http://127.1",
+                    // Spellings of loopback that libcurl would hand to the resolver, or that parsers read differently.
+                    "http://localhost.:8787", "http://127.0.0.1.:8787", "http://LOCALHOST.", "http://127.0.0.1.", "http://0x7f.1",
+                    "http://0177.0.0.1", "http://127.0.0.01", "http://2130706433", "http://localhost.localdomain",
+                    "http://\u{FF4C}ocalhost", "http://loc\u{430}lhost", "http://%6cocalhost:1", "http://[::127.0.0.1]",
+                    "http://[::ffff:128.0.0.1]", "http://[::]", "http://0.0.0.0", "http://127.0.0.1:0", "http://127.0.0.1:65536",
+                    "http://127.0.0.1:", "http://127.0.0.1:80:80", "http://[fe80::1%25lo]:1"] {
             XCTAssertThrowsError(try RemoteURL(url), url) { error in
-                guard case RemoteError.insecureURL = error else { return XCTFail("\(url): \(error)") }
+                switch error as? RemoteError {
+                case .insecureURL?, .invalidURL?: break
+                default: XCTFail("\(url): \(error)")
+                }
             }
+        }
+        for url in ["http://localhost.:8787", "http://127.0.0.1.:8787", "http://127.1", "http://0x7f.1", "http://localhost.localdomain"] {
+            XCTAssertThrowsError(try RemoteURL(url), url) { error in
+                XCTAssertEqual(error as? RemoteError, .insecureURL(url: url))
+            }
+        }
+    }
+
+    func testLoopbackTargetIsTheAddressConnectedTo() {
+        XCTAssertEqual(RemoteURL.loopbackTarget("http://127.0.0.1:8787/v1"), .init(host: "127.0.0.1", port: 8787, isName: false))
+        XCTAssertEqual(RemoteURL.loopbackTarget("http://127.9.8.7"), .init(host: "127.9.8.7", port: 80, isName: false))
+        XCTAssertEqual(RemoteURL.loopbackTarget("HTTP://LocalHost:9/x"), .init(host: "LocalHost", port: 9, isName: true))
+        XCTAssertEqual(RemoteURL.loopbackTarget("http://[::1]:1"), .init(host: "::1", port: 1, isName: false))
+        XCTAssertEqual(RemoteURL.loopbackTarget("http://[::ffff:127.0.0.1]"), .init(host: "::ffff:127.0.0.1", port: 80, isName: false))
+        // `localhost` is resolved by subs: both loopback addresses, no resolver.
+        XCTAssertEqual(RemoteURL.loopbackTarget("http://localhost:8787")?.resolveEntry, "localhost:8787:127.0.0.1,[::1]")
+        XCTAssertNil(RemoteURL.loopbackTarget("http://127.0.0.1:8787")?.resolveEntry)
+        for url in ["https://127.0.0.1", "http://127.0.0.1@example.com", "http://example.com#@127.0.0.1", "http://127.0.0.1\\@example.com",
+                    "http://[::1]x", "http://[::1", "http://127.0.0.1 ", "http:/127.0.0.1", "http://", "http://:80"] {
+            XCTAssertNil(RemoteURL.loopbackTarget(url), url)
+        }
+    }
+
+    func testLoopbackIsDecidedOnTheAddress() {
+        for host in ["127.0.0.1", "127.255.255.254", "localhost", "LOCALHOST", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1",
+                     "[::ffff:7f00:2]", "0:0:0:0:0:ffff:7f01:203"] {
+            XCTAssertTrue(RemoteURL.isLoopback(host: host), host)
+        }
+        for host in ["localhost.", "127.0.0.1.", "127.1", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.01", "2130706433", "::", "::2",
+                     "::127.0.0.1", "::ffff:128.0.0.1", "::1%lo", "0.0.0.0", "128.0.0.1", "localhost.localdomain", "", "[]",
+                     "\u{FF4C}\u{FF4F}\u{FF43}\u{FF41}\u{FF4C}\u{FF48}\u{FF4F}\u{FF53}\u{FF54}", "LOCALHOST\u{0}"] {
+            XCTAssertFalse(RemoteURL.isLoopback(host: host), host)
         }
     }
 

@@ -25,7 +25,7 @@ final class StoreSearchTests: XCTestCase {
              "customers": {\(customers)}}
             """
         let path = dir + "/store-\(UUID().uuidString).json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return LocalStore(path: path)
     }
 
@@ -125,7 +125,7 @@ final class StoreSearchTests: XCTestCase {
         }
         // The whole store is still validated as JSON.
         let broken = LocalStore(path: dir + "/broken.json")
-        FileManager.default.createFile(atPath: broken.path, contents: Data(#"{"schemaVersion": 1, "products": {}, "customers": {"a": {}}, }"#.utf8))
+        _ = FileManager.default.createFile(atPath: broken.path, contents: Data(#"{"schemaVersion": 1, "products": {}, "customers": {"a": {}}, }"#.utf8))
         XCTAssertThrowsError(try broken.find(FindQuery(terms: ["a"]))) { error in
             guard case StoreError.syntax? = error as? StoreError else { return XCTFail("\(error)") }
         }

@@ -55,7 +55,7 @@ final class SubsAPITests: XCTestCase {
             (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premum", "expirationDate": null}"#), 404, "entitlement_not_found"),
             (request("POST", "/v1/customers/nobody/grants", body: #"{"entitlement": "premium", "expirationDate": null}"#), 404, "customer_not_found"),
             (request("POST", "/v1/customers/alice/entitlements/premium/revoke"), 404, "grant_not_found"),
-            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premium", "reason": 7}"#), 400, "invalid_request"),
+            (request("POST", "/v1/customers/alice/grants", body: #"{"entitlement": "premium", "expirationDate": null, "reason": 7}"#), 400, "invalid_request"),
             (request("POST", "/v1/customers/alice/entitlements/premium/revoke", body: #"{"revokedBy": []}"#), 400, "invalid_request"),
         ]
         for (req, status, code) in cases {
@@ -190,8 +190,8 @@ extension SubsAPITests {
         // exist); the others must land regardless.
         @Sendable func target(_ i: Int) -> (String, String) {
             switch i % 10 {
-            case 3: return ("/v1/customers/trent/grants", #"{"entitlement": "premiun", "reason": "r\#(i)"}"#)
-            case 7: return ("/v1/customers/nobody-\(i)/grants", #"{"entitlement": "premium", "reason": "r\#(i)"}"#)
+            case 3: return ("/v1/customers/trent/grants", #"{"entitlement": "premiun", "expirationDate": null, "reason": "r\#(i)"}"#)
+            case 7: return ("/v1/customers/nobody-\(i)/grants", #"{"entitlement": "premium", "expirationDate": null, "reason": "r\#(i)"}"#)
             default: return ("/v1/customers/\(["trent", "alice", "bob"][i % 3])/grants",
                              #"{"entitlement": "premium", "expirationDate": null, "reason": "r\#(i)"}"#)
             }
@@ -252,7 +252,7 @@ extension SubsAPITests {
             Thread {
                 gate.wait()
                 let answer = api.handle(self.request("POST", "/v1/customers/trent/grants",
-                                                     body: #"{"entitlement": "premium", "reason": "once"}"#,
+                                                     body: #"{"entitlement": "premium", "expirationDate": null, "reason": "once"}"#,
                                                      headers: [("Idempotency-Key", "same-key")]))
                 answers.put(i, answer)
                 group.leave()

@@ -19,6 +19,13 @@ public enum Prerequisite {
         throw XCTSkip(reason, file: file, line: line)
     }
 
+    /// Skips (under CI=true: fails) a test that needs to run as root (to give a file to another
+    /// user): CI runs as root.
+    public static func root(_ why: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            file: StaticString = #filePath, line: UInt = #line) throws {
+        if geteuid() != 0 { try missing("needs root \(why): CI runs this test as root", environment: environment, file: file, line: line) }
+    }
+
     /// The path of `name` on PATH; when it is missing, skips (under CI=true: fails) the test with
     /// "fish not installed: CI runs this test".
     public static func tool(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment,

@@ -1,6 +1,8 @@
 // The one description of subs's command line (SPEC section 1). Parsing, help, the shell
 // completions and the man page's command and option lists are all generated from it.
 
+import SubsKit
+
 public enum CommandLineSpec {
     public static let abstract = "Inspect and manage customers' subscription status (entitlements)"
     public static let discussion = """
@@ -39,6 +41,10 @@ public enum CommandLineSpec {
         OptionSpec("offline", help: "Remote: answer from the local cache only"),
         OptionSpec("max-age", kind: .duration, valueName: "DURATION",
                    help: "Remote: answer from the cache when it is younger than DURATION"),
+        OptionSpec("iaphub-platform", kind: .choice(IAPHUBSource.platforms), valueName: "PLATFORM",
+                   environment: "SUBS_IAPHUB_PLATFORM", defaultValue: IAPHUBSource.defaultPlatform,
+                   help: "IAPHUB: whose store sku each product carries (IAPHUB's platform parameter; "
+                       + "it does not filter products)"),
         OptionSpec("config", kind: .file, valueName: "PATH", environment: "SUBS_CONFIG",
                    defaultValue: "$XDG_CONFIG_HOME/subs/config", help: "Config file"),
         OptionSpec("help", short: "h", help: "Show help"),
@@ -57,6 +63,8 @@ public enum CommandLineSpec {
         static let require = OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
                                         help: "Exit 1 if any listed customer lacks an active ENTITLEMENT")
         static let active = OptionSpec("active", help: "Show only active entitlements")
+        static let allowProjection = OptionSpec("allow-projection",
+                                                help: "Let --require gate on a platform's record projected to --at")
         static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
                                          help: "Grant for DURATION from now (P7D, P3M, P1Y)")
         static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
@@ -88,7 +96,7 @@ public enum CommandLineSpec {
                         + "evaluation time, and why it is in its state. A customer without any "
                         + "entitlement is found (exit 0); an unknown customer is exit 3.",
                     arguments: [user],
-                    options: [Options.require, Options.active],
+                    options: [Options.require, Options.active, Options.allowProjection],
                     examples: [
                         Example("subs check alice", "Why has alice lost premium?"),
                         Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),

@@ -13,7 +13,7 @@ struct ConfigFile {
         var line: Int
     }
 
-    static let keys = ["store", "remote", "provider", "api-key-file", "format", "color", "timeout"]
+    static let keys = ["store", "remote", "provider", "api-key-file", "format", "color", "timeout", "iaphub-platform"]
 
     var path: String
     /// Key → its last setting in the file.

@@ -64,6 +64,7 @@ enum GlobalOptionsResolver {
         case (.timeout, .seconds(let seconds)): options.timeout = seconds
         case (.offline, _): options.offline = true
         case (.maxAge, .duration(let duration)): options.maxAge = duration
+        case (.iaphubPlatform, .text(let platform)): options.iaphubPlatform = platform
         case (.config, _), (.help, _), (.version, _), (.json, _), (.noColor, _): break
         default: break   // a value of another kind than the spec says cannot come from ValueCheck
         }
@@ -79,5 +80,6 @@ enum GlobalOptionName: String, CaseIterable {
     case noColor = "no-color"
     case quiet, timeout, offline
     case maxAge = "max-age"
+    case iaphubPlatform = "iaphub-platform"
     case config, help, version
 }

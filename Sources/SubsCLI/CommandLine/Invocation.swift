@@ -41,6 +41,8 @@ public struct GlobalOptions: Sendable {
     public var timeout: Double = 10
     public var offline: Bool = false
     public var maxAge: ISODuration?
+    /// IAPHUB's `platform` query value (`--iaphub-platform`).
+    public var iaphubPlatform: String = IAPHUBSource.defaultPlatform
     /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not wait).
     public var lockTimeout: Double = 10
     /// The config file that was read, if any.

@@ -7,8 +7,10 @@ enum CheckCommand {
         let required = invocation.texts(CommandLineSpec.Options.require)
         let users = try Commands.users(invocation.positionals, context, requiringIds: !required.isEmpty, command: .check)
         let source = try Commands.source(invocation, context)
+        try refuseGatingOnAProjection(required, source: source, invocation)
         let answer = try source.statuses(of: users, at: invocation.global.at)
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         if let known = answer.knownEntitlements { try checkRequiredEntitlementsExist(required, known: known) }
 
         var status = ExitCode.success
@@ -30,6 +32,17 @@ enum CheckCommand {
         let result = CheckResult(statuses: found, activeOnly: invocation.flag(CommandLineSpec.Options.active), asArray: asArray)
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return status
+    }
+
+    /// A platform answers for now only: with `--at` subs projects today's record, which says
+    /// nothing reliable about T (a renewal, a refund, a purchase since then), so a gate must not
+    /// pass or fail on it unless asked to. Said before anything is sent.
+    private static func refuseGatingOnAProjection(_ required: [String], source: CustomerSource, _ invocation: Invocation) throws {
+        guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(CommandLineSpec.Options.allowProjection),
+              !source.capabilities.contains(.evaluationAtAnyInstant) else { return }
+        throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider) answers "
+                             + "for now only, so the status at \(ISODate.format(at)) would be its current record projected "
+                             + "to that date (add --allow-projection to gate on it anyway)")
     }
 
     /// A typo in `--require` must not look like a customer without access: no product unlocks it.

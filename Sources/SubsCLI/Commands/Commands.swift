@@ -48,6 +48,10 @@ public enum Commands {
             return (.unavailable, notOffered.reason)
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
+        case let refusal as SubsAPIError:
+            return (exitCode(for: refusal), refusal.description)
+        case let wrong as WrongBaseURL:
+            return (.configError, wrong.description)
         case let revenueCat as RevenueCatError:
             return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
         case let qonversion as QonversionError:
@@ -102,6 +106,18 @@ public enum Commands {
         for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
     }
 
+    /// At most this many warnings of one answer are said one by one: a server that sends a
+    /// hundred thousand malformed items must not bury the terminal (the rest are counted).
+    static let warningLimit = 20
+
+    /// Warnings of an answer (parts of a provider's answer left out as malformed), on stderr.
+    static func warn(_ warnings: [String], _ context: Context) {
+        for warning in warnings.prefix(warningLimit) { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
+        if warnings.count > warningLimit {
+            context.writeErr("subs: warning: \(warnings.count - warningLimit) more warnings like these, not shown\n")
+        }
+    }
+
     /// The USER arguments with `-` replaced by the ids read from stdin (one per line; blank lines
     /// and `#` comments skipped). Stdin is read once, so `-` may appear once. `requiringIds`: a
     /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,
@@ -112,10 +128,7 @@ public enum Commands {
         guard arguments.filter({ $0 == "-" }).count == 1 else {
             throw UsageError("'-' (ids from standard input) may appear only once")
         }
-        guard let bytes = context.readIn() else {
-            throw CommandFailure(.dataError, "cannot read customer ids from standard input")
-        }
-        let fromStdin = try StdinIds.parse(bytes)
+        let fromStdin = try StdinIds.read(context)
         if requiringIds && fromStdin.isEmpty {
             throw UsageError("'-' read no customer ids from standard input", command: command)
         }
@@ -134,27 +147,5 @@ struct CommandFailure: Error {
     init(_ code: ExitCode, _ message: String) {
         self.code = code
         self.message = message
-    }
-}
-
-/// Customer ids on standard input: UTF-8, one per line.
-enum StdinIds {
-    static func parse(_ bytes: [UInt8]) throws -> [String] {
-        // Split on bytes: as a String, "\r\n" is one Character and would not split on "\n".
-        var ids: [String] = []
-        for (number, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            var line = rawLine[...]
-            if line.last == 0x0D { line = line.dropLast() }
-            guard let text = String(validating: line, as: UTF8.self) else {
-                throw CommandFailure(.dataError, "standard input:\(number + 1): not valid UTF-8")
-            }
-            let trimmed = text.trimmingBlanks()
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw CommandFailure(.dataError, "standard input:\(number + 1): control character in customer id")
-            }
-            ids.append(trimmed)
-        }
-        return ids
     }
 }

@@ -12,6 +12,12 @@ enum GrantCommand {
         guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
             throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
         }
+        // A write must reach the server; the cache can only answer reads. Refused before any
+        // request, and before stdin is read.
+        if invocation.global.offline && SourceFactory.isRemote(invocation) {
+            throw UsageError("\(invocation.command.rawValue): --offline answers reads from the cache only; "
+                             + "a write needs the server (drop --offline)", command: invocation.command)
+        }
         let users = try Commands.users(Array(invocation.positionals.dropLast()), context,
                                        requiringIds: true, command: invocation.command)
         let now = context.clock.now()
@@ -32,6 +38,7 @@ enum GrantCommand {
         if case .grant(_, nil, _, _, _) = change { try source.require(.lifetimeGrants) }
         let answer = try source.apply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         let at = answer.requestDate
         let outcomes = answer.customers.map { Outcome(customer: $0.change, status: $0.status) }
         if !isGrant {

@@ -18,6 +18,7 @@ enum HistoryCommand {
             throw FindHint.notFound(id, source: source)
         }
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         var entries = answer.entries
         if let since = invocation.instant(Options.since) { entries = entries.filter { $0.date >= since } }
         if let entitlement = invocation.text(Options.entitlement) {

@@ -14,6 +14,7 @@ enum RenewCountCommand {
             throw FindHint.notFound(id, source: source)
         }
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         let record = customer.record, at = answer.requestDate, entitlements = customer.entitlements
         var shown = entitlements
         if invocation.positionals.count > 1 {

@@ -19,9 +19,10 @@ enum ServeCommand {
         }
         let path = Commands.storePath(invocation, context)
         let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout)
-        // A store that cannot be read is said now, not at the first request.
-        _ = try store.lookup([])
         let api = SubsAPI(store: store, token: token, clock: context.clock)
+        // A store that cannot be served is said now, not at the first request (and one that is
+        // not a regular file, a FIFO, is refused without waiting for a writer).
+        try api.prepare()
         let log = RequestLog(context.writeErr)
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), log: { entry in
             log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")
@@ -36,6 +37,7 @@ enum ServeCommand {
         context.waitForStop(server.port)
         server.stop()
         server.wait()
+        log.drain(within: 1)
         return .success
     }
 
@@ -54,15 +56,67 @@ enum ServeCommand {
     }
 }
 
-/// Log lines from the server's threads, one at a time.
+/// Log lines from the server's threads, written by a thread of their own: a standard error that
+/// nobody reads (a pipe left full) must never hold a worker or the event loop — that would be the
+/// slow reader of SPEC section 6 again, through the log. Up to `bound` bytes wait; past that,
+/// lines are dropped and counted, and the count is said once the writer gets through.
 final class RequestLog: @unchecked Sendable {
+    static let bound = 1 << 20
     private let write: (String) -> Void
-    private let lock = NSLock()
-    init(_ write: @escaping (String) -> Void) { self.write = write }
+    private let condition = NSCondition()
+    private var queued: [String] = []
+    private var queuedBytes = 0
+    private var dropped = 0
+    private var writing = false
+
+    init(_ write: @escaping (String) -> Void) {
+        self.write = write
+        let thread = Thread { [self] in run() }
+        thread.name = "subs serve log"
+        thread.start()
+    }
+
     func say(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        write(line)
+        condition.lock()
+        defer { condition.unlock() }
+        guard queuedBytes + line.utf8.count <= Self.bound else {
+            dropped += 1
+            return
+        }
+        queued.append(line)
+        queuedBytes += line.utf8.count
+        condition.broadcast()
+    }
+
+    /// Waits until what was said is written, at most `seconds` (a stuck standard error must not
+    /// keep the server from stopping).
+    func drain(within seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !queued.isEmpty || dropped > 0 || writing {
+            guard condition.wait(until: deadline) else { return }
+        }
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queued.isEmpty && dropped == 0 { condition.wait() }
+            let lines = queued
+            let lost = dropped
+            queued = []
+            queuedBytes = 0
+            dropped = 0
+            writing = true
+            condition.unlock()
+            if !lines.isEmpty { write(lines.joined()) }
+            if lost > 0 { write("subs: \(lost) log lines dropped: standard error was not being read\n") }
+            condition.lock()
+            writing = false
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 }
 

@@ -26,7 +26,10 @@ enum ManProse {
         starting with # are skipped. \
         A - that reads no id is exit status 64 for grant, revoke and check --require, so that a \
         gate never passes on an empty list; otherwise it gives an empty result. \
-        Arguments that are not valid UTF-8 are exit status 64; ids on standard input that are not are 65. \
+        Arguments that are not valid UTF-8 are exit status 64. \
+        Ids on standard input are read a line at a time (LF or CRLF); a NUL or another control byte, \
+        a line that is not UTF-8, a line longer than 4096 bytes or more than 100000 ids is exit status 65 \
+        at once, naming the line, so that an endless input never fills memory. \
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
         """
@@ -62,7 +65,7 @@ enum ManProse {
         variables, the config file, and defaults. \
         An empty environment variable counts as unset. \
         The config file holds key = value lines whose keys are the long names of the options store, \
-        remote, provider, api-key-file, format, color and timeout. \
+        remote, provider, api-key-file, format, color, timeout and iaphub-platform. \
         A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
         and a path starting with ~/ is taken from the home directory. \
         An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
@@ -79,6 +82,8 @@ enum ManProse {
         bearer token; grant and revoke need a secret key. \
         check maps each entitlement of the subscriber answer; a subscriber that RevenueCat created \
         empty on the lookup itself is a customer not found, exit status 3. \
+        A Google Play prepaid plan (period_type prepaid) keeps periodType prepaid and never renews: \
+        renewState nonRenewable, willRenew false. \
         The API has no renewal counts, so renew-count is exit status 69, and no transaction list: \
         history shows the purchase, cancellation, billing issue and refund dates the answer holds, with a note. \
         --at re-evaluates the current record at DATE instead of replaying history, and says so in a note. \
@@ -98,13 +103,42 @@ enum ManProse {
         With --provider iaphub, --remote is required and names the IAPHUB app, as in \
         https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
         Authorization: ApiKey KEY. \
-        check asks GET {remote}/user/USER?environment=production; each active product becomes one \
-        entitlement keyed by its group name, else its sku, and consumables are ignored. \
+        check asks GET {remote}/user/USER?environment=production&platform=ios (SUBS_IAPHUB_ENVIRONMENT, \
+        --iaphub-platform); each active product becomes one entitlement keyed by its group name, else \
+        its sku, else its group id or IAPHUB product id (a product without a sku on that platform), \
+        and consumables are ignored. \
         requestDate is the server's Date header, and --at projects the current answer to that date \
         with a note on standard error. \
         IAPHUB keeps no history, renewal counts or manual grants, so history, renew-count, grant and \
         revoke are exit status 69. \
         A batch check paces itself to 5 requests a second, IAPHUB's limit.
+        """,
+        """
+        An answer from the cache, whether asked for with --offline or --max-age or given because the \
+        server cannot be reached, says so on standard error with its age, and is judged at the local \
+        clock, not at the date it was fetched: its requestDate is now, and an entitlement whose end \
+        has passed since is expired, so check --require fails on it. \
+        A fresh answer keeps the server's requestDate. \
+        grant and revoke with --offline against a remote API are exit status 64 before any request: \
+        a write needs the server. \
+        A 404 whose body is not the API's own not-found answer (an HTML page, an empty body, another \
+        API's JSON), and any 404 of RevenueCat's GET /subscribers/{id}, which creates unknown app \
+        users, means the base URL is wrong: exit status 78, naming the URL asked and the form the \
+        base URL should have. \
+        With --provider subs the base URL is the address of subs serve, with or without /v1; every \
+        write option but --dry-run is carried, and an error answer shows the server's message and \
+        gives the exit status the same command gives on a local store (invalid_request 64, \
+        customer_not_found, entitlement_not_found and grant_not_found 3, invalid_store 65, \
+        store_unreadable 66, store_unwritable 73, busy 75, internal 70). \
+        The platforms answer for now only: with --at, subs projects the current record to T, marks \
+        the check document projected, and never makes an entitlement active before its first purchase \
+        or start date, nor at or after its expiration. \
+        check --require refuses to gate on such a projection, exit status 64, unless \
+        --allow-projection is given. \
+        One malformed entitlement, product or purchase in a platform's answer never hides the rest: it \
+        is left out with a warning on standard error naming its JSON path, and the rest is answered; \
+        an answer of which nothing can be read is exit status 76. \
+        A value subs does not know (a state, a period type, a store) becomes unknown, never a guess.
         """,
     ]
 
@@ -135,7 +169,7 @@ enum ManProse {
         ("state", "One of the states above."),
         ("renewState", "willRenew, canceled (auto-renew turned off), billingIssue, nonRenewable (purchases and grants) or unknown."),
         ("willRenew", "Whether the entitlement continues past the current period: renewState is willRenew, no pause is scheduled, and a pending product change still unlocks it."),
-        ("periodType", "normal, trial, intro, promotional (grants), or unknown for a provider's value subs does not know."),
+        ("periodType", "normal, trial, intro, promotional (grants), prepaid (a Google Play prepaid plan, which never renews by itself), or unknown for a provider's value subs does not know."),
         ("source", "appstore, playstore, stripe, amazon, manual (grants) or unknown."),
         ("grantType", "purchase, familySharing, offerCode or manual."),
         ("productId", "The product that describes the entitlement; null for grants."),
@@ -175,7 +209,7 @@ enum ManProse {
     ]
 
     static let documents: [(String, String)] = [
-        ("check", "customerId, requestedId (the id or alias as given), requestDate, aliases, firstSeen, attributes, activeEntitlements, entitlements. "
+        ("check", "customerId, requestedId (the id or alias as given), requestDate, projected (true when a platform's current record was projected to --at; false otherwise, and always for the store and subs serve), aliases, firstSeen, attributes, activeEntitlements, entitlements. "
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode, orderId and transactionRevocationDate."),
@@ -207,6 +241,7 @@ enum ManProse {
         ("SUBS_FORMAT", "The output format, as --format."),
         ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
         ("SUBS_IAPHUB_ENVIRONMENT", "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true."),
+        ("SUBS_IAPHUB_PLATFORM", "The platform --provider iaphub asks for, as --iaphub-platform: ios (default) or android. It decides which store's sku each product carries (productId, and the entitlement id of a product without a group); a product with no sku on that platform is keyed by its group, else its IAPHUB product id."),
         ("SUBS_CONFIG", "The config file, as --config."),
         ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
         ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
@@ -220,21 +255,21 @@ enum ManProse {
         ("XDG_DATA_HOME", "Base of the default store path; default ~/.local/share."),
         ("XDG_CONFIG_HOME", "Base of the default config file; default ~/.config."),
         ("XDG_CACHE_HOME", "Base of the remote answer cache; default ~/.cache."),
+        ("https_proxy", "A proxy for https requests (also HTTPS_PROXY, ALL_PROXY and no_proxy, as libcurl reads them). Plain http, sent only to loopback, never goes through a proxy."),
     ]
 
     static let files: [(String, String)] = [
         ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
         ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with the store's read/write bits, refused when it is a symbolic link. A failed write removes a lock file it created itself."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
-        ("$XDG_CACHE_HOME/subs/", "Cached remote answers, files with mode 0600, never holding credentials."),
+        ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
     ]
 
     static let exitStatuses: [(Int32, String)] = [
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
         (3, "Not found: a customer, an entitlement, or for revoke an active manual grant; a find term that matches nothing."),
-        (64, "Usage error: unknown option or command, bad value, missing argument; a find term that is refused, "
-            + "or that the provider cannot search."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; grant or revoke with --offline against a remote API; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection; a find term that is refused, or that the provider cannot search."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
         (69, "Remote unavailable (cannot connect, server errors after retries; libcurl, which remote access loads when it starts, not installed), or an operation the provider does not offer."),
@@ -242,9 +277,9 @@ enum ManProse {
         (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
         (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
         (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
-        (76, "Remote protocol error: an answer that is not what the API defines."),
+        (76, "Remote protocol error: an answer that is not what the API defines, of which nothing of the customer can be read (one malformed item among others is a warning)."),
         (77, "Permission denied: HTTP 401 or 403, or a file permission."),
-        (78, "Configuration error: a bad config file or environment variable."),
+        (78, "Configuration error: a bad config file or environment variable; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
         (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
         (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]

@@ -29,6 +29,7 @@ enum Documents {
             ("customerId", .string(status.record.id)),
             ("requestedId", .string(status.requestedId)),
             ("requestDate", date(status.requestDate)),
+            ("projected", .bool(status.projected)),
             ("aliases", strings(status.record.aliases)),
             ("firstSeen", date(status.record.firstSeen)),
             ("attributes", status.record.attributes.map { .object($0) } ?? .null),

@@ -19,6 +19,10 @@ enum Explanation {
     }
 
     private static func reason(_ e: EntitlementInfo) -> String? {
+        // A platform's record projected to a date before its first purchase: nothing yet.
+        if let start = e.projectedBeforeStart {
+            return "not bought yet at that date — first purchase \(day(start)) (a projection of the current record)"
+        }
         switch e.sourceKind {
         case .grant: return grantReason(e)
         case .purchase:
@@ -91,8 +95,13 @@ enum Explanation {
                 return "cancelled on \(day(off)), expired on \(day(e.expirationDate))"
             }
             if e.renewState == .billingIssue { return "expired\(dated("on", e.expirationDate)) after a billing issue" }
+            if e.periodType == .prepaid { return "prepaid plan, ended\(dated("on", e.expirationDate)); it does not renew by itself" }
             return "expired\(dated("on", e.expirationDate))"
         case .active:
+            // Google Play prepaid: paid up front for one period, topped up by hand, never renewed.
+            if e.periodType == .prepaid {
+                return "prepaid plan, ends \(day(e.expirationDate)); it does not renew by itself"
+            }
             if e.renewState == .billingIssue {
                 return "billing issue detected \(day(e.billingIssueDetectedAt)); active until \(day(e.expirationDate)), renewal at risk"
             }
@@ -103,6 +112,10 @@ enum Explanation {
             }
             if let resume = e.autoResumeDate {
                 return "pause scheduled from \(day(e.expirationDate)) until \(day(resume))"
+            }
+            // A subscription that ends on its date (a non-renewing one, or a store that says so).
+            if e.renewState == .nonRenewable, let end = e.expirationDate {
+                return "does not renew; active until \(day(end))"
             }
             if let next = e.renewalProductId {
                 if !e.willRenew {

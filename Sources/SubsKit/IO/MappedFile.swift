@@ -1,14 +1,19 @@
 // A store file mapped read-only into memory: the scanner reads its bytes in place, no copy.
+// The mapping itself, and what keeps a truncation under it from killing the process, is
+// SubsSystem's FileMapping; this is the store's view of it (its errors, its checks).
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 final class MappedFile {
     let path: String
     let bytes: UnsafeRawBufferPointer
-    private let mapped: Bool
-    /// Bytes read from a pipe or device, which cannot be mapped (`--store <(...)`).
+    /// The mapping `bytes` lies in (a truncation under it gives zeros, not SIGBUS), when mapped.
+    private var mapping: FileMapping?
+    /// Bytes read instead: from a pipe or device, which cannot be mapped (`--store <(...)`), or
+    /// from a file when no more mappings can be guarded.
     private var streamed: UnsafeMutableRawBufferPointer?
     /// The file's mode bits, owner and group (kept by writes).
     let mode: mode_t
@@ -18,15 +23,17 @@ final class MappedFile {
     /// that outlives a change by someone else is refused (`verifyUnchanged()`).
     private var fd: Int32 = -1
     private let opened: stat
-    /// The mapping's slot in `MappingFaults` (a truncation under it gives zeros, not SIGBUS).
-    private var faultSlot: Int?
     /// Pages below this offset have been handed back (see `release(upTo:)`).
     private var releasedUpTo = 0
 
     /// Opens and maps `path`. Throws `StoreError.missing` / `.permissionDenied` / `.unreadable`.
-    init(path: String) throws {
+    /// `regularOnly`: anything but a regular file (a FIFO, a device, a socket, a directory) is
+    /// refused before a byte is read, and the open itself never waits — for a FIFO without a
+    /// writer, a blocking open would wait forever (the server and the writers, which hold
+    /// locks, open this way). Otherwise pipes and devices are read as streams (`--store <(...)`).
+    init(path: String, regularOnly: Bool = false) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK | O_NOCTTY : 0))
         guard fd >= 0 else { throw MappedFile.openError(path: path, errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -42,41 +49,68 @@ final class MappedFile {
             close(fd)
             throw StoreError.unreadable(path: path, reason: "is a directory")
         }
+        if regularOnly && (info.st_mode & S_IFMT) != S_IFREG {
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: "is \(MappedFile.kind(info.st_mode)), not a regular file")
+        }
         if (info.st_mode & S_IFMT) != S_IFREG {
             defer { close(fd) }
             let buffer = try MappedFile.readStream(fd: fd, path: path)
             streamed = buffer
             bytes = UnsafeRawBufferPointer(buffer)
-            mapped = false
             return
         }
         self.fd = fd
         let size = Int(info.st_size)
         if size == 0 {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-            mapped = false
             return
         }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            let code = errno
-            close(fd)
-            throw StoreError.unreadable(path: path, reason: errorText(code))
-        }
-        faultSlot = MappingFaults.register(base, count: size)
         // No MADV_SEQUENTIAL, though the scan reads front to back: with it, a fault maps the
         // whole readahead window, tens of megabytes ahead of the scan between two releases
         // (a server's group write peaked 25 MB higher), and on a cached store it was no faster.
-        bytes = UnsafeRawBufferPointer(start: base, count: size)
-        mapped = true
+        let mapping: FileMapping?
+        do {
+            mapping = try FileMapping.map(fd: fd, count: size)
+        } catch {
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: errorText((error as? FileMapping.Failure)?.code ?? EINVAL))
+        }
+        if let mapping {
+            self.mapping = mapping
+            bytes = mapping.bytes
+            return
+        }
+        // Every guard is in use (many stores open at once): an unguarded mapping could be
+        // killed by a truncation, so the file is read into memory instead.
+        guard let copy = MappedFile.readWhole(fd: fd, size: size) else {
+            close(fd)
+            throw StoreError.unreadable(path: path, reason: MappedFile.changedReason)
+        }
+        streamed = copy
+        bytes = UnsafeRawBufferPointer(copy)
     }
 
     deinit {
-        if let faultSlot { MappingFaults.unregister(faultSlot) }
-        if mapped, let base = bytes.baseAddress {
-            munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
-        }
         if fd >= 0 { close(fd) }
         streamed?.deallocate()
+    }
+
+    /// `size` bytes of `fd` from its start, read with pread; nil when the file ends sooner or
+    /// cannot be read (it changed since its size was taken).
+    private static func readWhole(fd: Int32, size: Int) -> UnsafeMutableRawBufferPointer? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        var done = 0
+        while done < size {
+            let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                buffer.deallocate()
+                return nil
+            }
+            done += n
+        }
+        return buffer
     }
 
     /// The error of a store that was truncated or rewritten while it was being read: what was
@@ -91,7 +125,7 @@ final class MappedFile {
     /// and its size and modification time are the same (a rename over it is not a change of
     /// this file; the writer checks for that itself).
     var isUnchanged: Bool {
-        if let faultSlot, MappingFaults.faulted(faultSlot) { return false }
+        if let mapping, mapping.lostPages { return false }
         guard fd >= 0 else { return true }
         var now = stat()
         guard fstat(fd, &now) == 0 else { return false }
@@ -145,12 +179,7 @@ final class MappedFile {
     /// Hands back the memory of the whole pages inside `range` (safe from any thread: it keeps
     /// no state; a later read maps them again from the page cache).
     func release(_ range: Range<Int>) {
-        guard mapped, let base = bytes.baseAddress else { return }
-        let page = MappedFile.pageSize
-        let start = (range.lowerBound + page - 1) / page * page
-        let end = range.upperBound >= bytes.count ? bytes.count : range.upperBound / page * page
-        guard end > start else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+        mapping?.release(range)
     }
 
     /// Hands back the pages around a record just read. A fault maps the whole page-cache folio
@@ -184,7 +213,7 @@ final class MappedFile {
         releasedUpTo = 0
     }
 
-    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    static let pageSize = FileMapping.pageSize
 
     /// Release in steps of this many bytes: rare enough to cost nothing, small enough to matter.
     static let releaseStep = 16 << 20
@@ -217,11 +246,25 @@ final class MappedFile {
         (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0xC0 || byte == 0xC1 || byte >= 0xF5
     }
 
+    /// What a file that is not a regular one is, in words.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a directory"
+        default: return "not a regular file"
+        }
+    }
+
     static func openError(path: String, errno code: Int32) -> StoreError {
         switch code {
         case ENOENT, ENOTDIR: return .missing(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path, reason: "permission denied reading the store")
         case ELOOP: return .unreadable(path: path, reason: "too many levels of symbolic links")
+        case ENXIO: return .unreadable(path: path, reason: "is a socket or a device that is not there, not a regular file")
+        case EWOULDBLOCK: return .unreadable(path: path, reason: "the file is leased by another program; try again")
         default: return .unreadable(path: path, reason: errorText(code))
         }
     }

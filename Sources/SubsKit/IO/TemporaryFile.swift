@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 final class TemporaryFile {
     let path: String
@@ -19,12 +20,26 @@ final class TemporaryFile {
     /// writer belongs to it; otherwise the file is the writer's, as any new file is).
     init(beside store: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
         self.store = store
-        let template = StoreFiles.directory(of: store) + "/." + StoreFiles.baseName(of: store) + ".tmp-XXXXXX"
-        var name = Array(template.utf8CString)
-        fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot create a temporary file") }
-        path = String(cString: name)
-        InterruptCleanup.remember(path)
+        let prefix = StoreFiles.directory(of: store) + "/." + StoreFiles.baseName(of: store) + ".tmp-"
+        // The name is remembered for the Ctrl-C handler *before* the file exists (mkstemp would
+        // create it first, and an interrupt between the two left it behind). The random part is
+        // long enough that the name is never another writer's; O_EXCL makes sure of it.
+        var candidate: String
+        var created: Int32
+        repeat {
+            candidate = prefix + TemporaryFile.randomSuffix()
+            InterruptCleanup.remember(candidate)
+            created = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if created < 0 {
+                let code = errno
+                InterruptCleanup.forget()
+                guard code == EEXIST else {
+                    throw StoreFiles.writeError(path: store, errno: code, doing: "cannot create a temporary file")
+                }
+            }
+        } while created < 0
+        fd = created
+        path = candidate
         if let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(fd, owner.uid, owner.gid) != 0 {
             _ = fchown(fd, uid_t.max, owner.gid)
         }
@@ -38,6 +53,13 @@ final class TemporaryFile {
     }
 
     deinit { discard() }
+
+    /// Twelve random letters and digits: the length `StoreFiles.removeStaleTemporaries` knows.
+    static let suffixLength = 12
+    static func randomSuffix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<suffixLength).map { _ in alphabet.randomElement()! })
+    }
 
     /// Appends `chunk`. Safe to call from one thread at a time.
     func write(_ chunk: UnsafeRawBufferPointer) throws {
@@ -54,7 +76,7 @@ final class TemporaryFile {
         // Start writing large files out now, while the rest is still being produced: the
         // final fsync then waits for much less (it still guarantees everything is on disk).
         if size - flushRequested >= 8 << 20 {
-            _ = startWriteback?(fd, Int64(flushRequested), Int64(size - flushRequested), syncFileRangeWrite)
+            startWriteback(fd: fd, offset: Int64(flushRequested), count: Int64(size - flushRequested))
             flushRequested = size
         }
     }
@@ -95,13 +117,3 @@ final class TemporaryFile {
         }
     }
 }
-
-/// Linux's sync_file_range(2), which Swift's Glibc module does not export: looked up in the C
-/// library once. Only a hint to start writeback; nil where it does not exist.
-private let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-}()
-
-/// SYNC_FILE_RANGE_WRITE: start writing the range out, do not wait.
-private let syncFileRangeWrite: UInt32 = 2

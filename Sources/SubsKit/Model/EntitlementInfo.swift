@@ -11,8 +11,9 @@ public enum RenewState: String, Sendable, CaseIterable {
 }
 
 public enum PeriodType: String, Sendable, CaseIterable {
-    /// `unknown`: a provider's period type subs does not know (the store's rules never give it).
-    case normal, trial, intro, promotional, unknown
+    /// `prepaid`: a Google Play prepaid plan, which never renews by itself (RevenueCat's word);
+    /// `unknown`: a provider's period type subs does not know. The store's rules give neither.
+    case normal, trial, intro, promotional, prepaid, unknown
 }
 
 /// `source` of an entitlement: where the money came from, or `manual` for grants.
@@ -69,6 +70,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     /// For chains with an open billing issue: until when the store retries the payment (the
     /// end of the paid period plus the billing retry period). Not an output field; wording uses it.
     public var billingRetryEndDate: Instant?
+    /// For a provider's record projected (`--at`) to an instant before the record's start: that
+    /// start (first purchase). Not an output field; wording uses it.
+    public var projectedBeforeStart: Instant?
 
     public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
                 willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
@@ -120,14 +124,18 @@ public struct CustomerStatus: Equatable, Sendable {
     /// The id or alias exactly as it was asked for (so output can be joined to its input).
     public var requestedId: String
     public var requestDate: Instant
+    /// True when T is not an instant the provider answered for: a platform's current record
+    /// projected to `--at`. Records judged by the rules at T (the store, subs serve) never are.
+    public var projected: Bool
     /// Every entitlement with a source at T, sorted by id.
     public var entitlements: [EntitlementInfo]
 
-    public init(record: CustomerRecord, requestedId: String? = nil, requestDate: Instant,
+    public init(record: CustomerRecord, requestedId: String? = nil, requestDate: Instant, projected: Bool = false,
                 entitlements: [EntitlementInfo]) {
         self.record = record
         self.requestedId = requestedId ?? record.id
         self.requestDate = requestDate
+        self.projected = projected
         self.entitlements = entitlements
     }
 

@@ -2,6 +2,7 @@
 // thread that runs curl_easy_perform), then turned into a RemoteResponse or a TransportError.
 
 import Foundation
+import SubsSystem
 
 final class CurlExchange {
     /// CURLOPT_ERRORBUFFER: libcurl's detailed message for a failed transfer.

@@ -4,10 +4,16 @@
 // subs is multi-threaded. Redirects are not followed (the key header would go along to wherever
 // they point), no cookies or cache are kept, and bodies are bounded.
 //
+// Plain http goes only to loopback (RemoteURL.loopbackTarget, checked again here whatever the
+// caller did), never through a proxy from the environment (http_proxy, ALL_PROXY…: the key would
+// cross the proxy in clear text), and `localhost` is pinned to 127.0.0.1 and ::1 so that no
+// resolver is asked. https may go through a proxy: the key travels inside the TLS tunnel.
+//
 // Handles: finished easy handles wait in a pool and the next request takes one, so requests of
 // one run reuse their connections (keep-alive) while concurrent requests each get their own.
 
 import Foundation
+import SubsSystem
 
 public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     private let maxBodySize: Int
@@ -44,7 +50,11 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     private func perform(_ request: RemoteRequest, _ exchange: CurlExchange, _ curl: LibCurl, _ handle: OpaquePointer) throws -> Int32 {
         curl.easyReset(handle)
         var headers: OpaquePointer?
-        defer { curl.slistFreeAll(headers) }
+        var pinned: OpaquePointer?
+        defer {
+            curl.slistFreeAll(headers)
+            curl.slistFreeAll(pinned)
+        }
         for line in CurlTransport.headerLines(request) {
             guard let list = line.withCString({ curl.slistAppend(headers, $0) }) else { throw TransportError.other("out of memory") }
             headers = list
@@ -61,6 +71,7 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         guard request.url.withCString({ curl.setPointer(handle, CurlConstant.url, $0) }) == CurlCode.ok else {
             throw TransportError.other("not a URL")
         }
+        pinned = try pinPlainHTTP(request.url, curl, handle)
         _ = curl.setPointer(handle, CurlConstant.httpHeader, UnsafeRawPointer(headers))
         try setMethodAndBody(request, curl, handle)
 
@@ -76,7 +87,29 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         // The handle goes back to the pool: nothing of this exchange may stay reachable from it.
         _ = curl.setPointer(handle, CurlConstant.errorBuffer, nil)
         _ = curl.setPointer(handle, CurlConstant.httpHeader, nil)
+        _ = curl.setPointer(handle, CurlConstant.resolve, nil)
         return code
+    }
+
+    /// For anything but https (libcurl guesses http for a URL without a scheme): refuses a URL
+    /// that is not plain http to loopback, turns every proxy off, and pins `localhost`. Returns
+    /// the CURLOPT_RESOLVE list to free after the transfer.
+    private func pinPlainHTTP(_ url: String, _ curl: LibCurl, _ handle: OpaquePointer) throws -> OpaquePointer? {
+        if url.utf8.count > 8, String(decoding: url.utf8.prefix(8), as: UTF8.self).lowercased() == "https://" { return nil }
+        guard let target = RemoteURL.loopbackTarget(url) else {
+            throw TransportError.other("refusing plain http to a host that is not a loopback address")
+        }
+        guard "".withCString({ curl.setPointer(handle, CurlConstant.proxy, $0) }) == CurlCode.ok,
+              "*".withCString({ curl.setPointer(handle, CurlConstant.noProxy, $0) }) == CurlCode.ok else {
+            throw TransportError.other("libcurl cannot turn its proxy off")
+        }
+        guard let entry = target.resolveEntry else { return nil }
+        guard let list = entry.withCString({ curl.slistAppend(nil, $0) }) else { throw TransportError.other("out of memory") }
+        guard curl.setPointer(handle, CurlConstant.resolve, UnsafeRawPointer(list)) == CurlCode.ok else {
+            curl.slistFreeAll(list)
+            throw TransportError.other("libcurl cannot pin localhost to loopback")
+        }
+        return list
     }
 
     private func setMethodAndBody(_ request: RemoteRequest, _ curl: LibCurl, _ handle: OpaquePointer) throws {

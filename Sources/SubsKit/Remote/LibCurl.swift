@@ -1,11 +1,8 @@
-// libcurl's easy API, opened with dlopen when the first remote request is made: the binary has
-// no libcurl (nor its ~30 libraries) among its NEEDED entries, so a local command never maps
-// them, and a machine without libcurl still runs every local command.
+// The numbers of libcurl's ABI that the transport uses, and LibCurl (SubsSystem: libcurl opened
+// with dlopen when the first remote request is made, and called soundly) as the remote client
+// knows it: a library that cannot be used is `RemoteError.libcurlMissing`.
 
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
+import SubsSystem
 
 /// Numeric constants of the libcurl ABI, copied from curl.h (libcurl 7.88.1,
 /// /usr/include/x86_64-linux-gnu/curl/curl.h from libcurl4-openssl-dev). They never change
@@ -22,12 +19,15 @@ enum CurlConstant {
     // CURLOPT_* = CURLOPTTYPE_OBJECTPOINT (10000) + n: the value is a pointer.
     static let writeData: Int32 = 10_001      // CURLOPT_WRITEDATA
     static let url: Int32 = 10_002            // CURLOPT_URL
+    static let proxy: Int32 = 10_004          // CURLOPT_PROXY ("" = no proxy, whatever the environment says)
     static let errorBuffer: Int32 = 10_010    // CURLOPT_ERRORBUFFER (CURL_ERROR_SIZE = 256 bytes)
     static let httpHeader: Int32 = 10_023     // CURLOPT_HTTPHEADER
     static let headerData: Int32 = 10_029     // CURLOPT_HEADERDATA
     static let customRequest: Int32 = 10_036  // CURLOPT_CUSTOMREQUEST
     static let acceptEncoding: Int32 = 10_102 // CURLOPT_ACCEPT_ENCODING
     static let copyPostFields: Int32 = 10_165 // CURLOPT_COPYPOSTFIELDS
+    static let noProxy: Int32 = 10_177        // CURLOPT_NOPROXY ("*" = no host goes through a proxy)
+    static let resolve: Int32 = 10_203        // CURLOPT_RESOLVE (curl_slist of "host:port:address,...")
     static let protocolsString: Int32 = 10_318 // CURLOPT_PROTOCOLS_STR (libcurl 7.85+)
     // CURLOPT_* = CURLOPTTYPE_FUNCTIONPOINT (20000) + n: the value is a function pointer.
     static let writeFunction: Int32 = 20_011  // CURLOPT_WRITEFUNCTION
@@ -76,102 +76,14 @@ enum CurlCode {
     static let sslClientCert: Int32 = 98
 }
 
-/// A libcurl write or header callback: (bytes, size, count, userdata) → bytes taken.
-typealias CurlDataCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
-
-/// The easy API's functions, found with dlsym. `curl_easy_setopt` and `curl_easy_getinfo` are
-/// variadic in C; on x86_64 and aarch64 Linux a variadic argument travels exactly like a named
-/// one, so each is called through one non-variadic pointer type per kind of argument.
-struct LibCurl: @unchecked Sendable {
-    typealias EasyInit = @convention(c) () -> OpaquePointer?
-    typealias EasyHandleOnly = @convention(c) (OpaquePointer?) -> Void
-    typealias EasyPerform = @convention(c) (OpaquePointer?) -> Int32
-    typealias SetLong = @convention(c) (OpaquePointer?, Int32, Int) -> Int32
-    typealias SetPointer = @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?) -> Int32
-    typealias SetCallback = @convention(c) (OpaquePointer?, Int32, CurlDataCallback?) -> Int32
-    typealias GetInfoLong = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int>?) -> Int32
-    typealias SlistAppend = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> OpaquePointer?
-    typealias SlistFreeAll = @convention(c) (OpaquePointer?) -> Void
-    typealias StrError = @convention(c) (Int32) -> UnsafePointer<CChar>?
-    typealias GlobalInit = @convention(c) (Int) -> Int32
-
-    /// The file names tried in order: OpenSSL flavour (libcurl4), the development link, GnuTLS flavour.
-    static let defaultNames = ["libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4"]
-
-    let name: String
-    let easyInit: EasyInit
-    let easyReset: EasyHandleOnly
-    let easyCleanup: EasyHandleOnly
-    let easyPerform: EasyPerform
-    let setLong: SetLong
-    let setPointer: SetPointer
-    let setCallback: SetCallback
-    let getInfoLong: GetInfoLong
-    let slistAppend: SlistAppend
-    let slistFreeAll: SlistFreeAll
-    let strError: StrError
-
+extension LibCurl {
     /// The first of `names` that opens and has every function, initialised once per process.
     /// Throws `RemoteError.libcurlMissing`.
     static func load(_ names: [String]) throws -> LibCurl {
-        loadLock.lock()
-        defer { loadLock.unlock() }
-        if let loaded = loaded[names] { return loaded }
-        var found: LibCurl?
-        var problem = "not found"
-        for name in names {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
-            do {
-                found = try LibCurl(name: name, handle: handle)
-                break
-            } catch let error as RemoteError {
-                if case .libcurlMissing(let reason) = error { problem = reason }
-                dlclose(handle)
-            }
+        do {
+            return try LibCurl.open(names)
+        } catch let missing as LibCurl.Missing {
+            throw RemoteError.libcurlMissing(reason: missing.reason)
         }
-        guard let library = found else { throw RemoteError.libcurlMissing(reason: problem) }
-        // curl_global_init is not thread-safe before libcurl 7.84: once per library, under the lock.
-        if !initialised.contains(library.name) {
-            let code = library.globalInit(CurlConstant.globalAll)
-            guard code == CurlCode.ok else {
-                throw RemoteError.libcurlMissing(reason: "\(library.name): curl_global_init failed (\(code))")
-            }
-            initialised.insert(library.name)
-        }
-        loaded[names] = library
-        return library
-    }
-
-    nonisolated(unsafe) private static var loaded: [[String]: LibCurl] = [:]
-    nonisolated(unsafe) private static var initialised: Set<String> = []
-    private static let loadLock = NSLock()
-
-    private let globalInit: GlobalInit
-
-    private init(name: String, handle: UnsafeMutableRawPointer) throws {
-        self.name = name
-        func find<T>(_ symbol: String) throws -> T {
-            guard let address = dlsym(handle, symbol) else {
-                throw RemoteError.libcurlMissing(reason: "\(name) has no \(symbol)")
-            }
-            return unsafeBitCast(address, to: T.self)
-        }
-        easyInit = try find("curl_easy_init")
-        easyReset = try find("curl_easy_reset")
-        easyCleanup = try find("curl_easy_cleanup")
-        easyPerform = try find("curl_easy_perform")
-        setLong = try find("curl_easy_setopt")
-        setPointer = try find("curl_easy_setopt")
-        setCallback = try find("curl_easy_setopt")
-        getInfoLong = try find("curl_easy_getinfo")
-        slistAppend = try find("curl_slist_append")
-        slistFreeAll = try find("curl_slist_free_all")
-        strError = try find("curl_easy_strerror")
-        globalInit = try find("curl_global_init")
-    }
-
-    /// libcurl's words for `code`.
-    func describe(_ code: Int32) -> String {
-        strError(code).map { String(cString: $0) } ?? "libcurl error \(code)"
     }
 }

@@ -86,28 +86,34 @@ public final class RemoteClient: @unchecked Sendable {
         self.log = log
     }
 
-    public func get(_ path: String, headers: [(name: String, value: String)] = [], cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
-        try send("GET", path, headers: headers, body: nil, cachePolicy: cachePolicy)
+    /// `customer`: who the answer is about; a cached answer is bound to it.
+    public func get(_ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                    cachePolicy: CachePolicy = .network, refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
+        try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy, refusal: refusal)
     }
 
     /// Sends `method` to base URL + `path`. Returns 2xx and the 4xx statuses providers
     /// interpret (404, 400, 409, 422…); throws RemoteError for the rest.
-    public func send(_ method: String, _ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                     cachePolicy: CachePolicy = .network) throws -> RemoteAnswer {
+    /// `refusal` reads a 5xx answer first: an API that says in its own words why it failed (subs
+    /// serve's `busy`, `invalid_store`) gets that error thrown at once — the server answered, so it
+    /// is neither retried nor replaced by a cached answer; nil keeps the usual handling.
+    public func send(_ method: String, _ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
+                     body: [UInt8]? = nil, cachePolicy: CachePolicy = .network,
+                     refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
         let url = endpoint.url.appending(path)
         let shown = RemoteURL.display(url)
         let isGet = method.uppercased() == "GET"
-        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey)
+        let key = ResponseCache.Key(provider: endpoint.provider, url: url, apiKey: endpoint.apiKey, customer: customer)
 
         if isGet, let cache = cache {
             switch cachePolicy {
             case .offline:
                 guard let entry = cache.any(for: key) else { throw RemoteError.notCached(url: shown) }
-                return RemoteAnswer(response: entry.response, url: shown, cacheAge: max(0, entry.age(at: clock.now())), warnings: [])
+                return RemoteClient.cached(entry, url: shown, at: clock.now(), option: "--offline")
             case .maxAge(let maxAge):
                 if let entry = cache.fresh(for: key, maxAge: maxAge) {
                     log?("\(method) \(shown): answered from the cache")
-                    return RemoteAnswer(response: entry.response, url: shown, cacheAge: entry.age(at: clock.now()), warnings: [])
+                    return RemoteClient.cached(entry, url: shown, at: clock.now(), option: "--max-age")
                 }
             case .network: break
             }
@@ -117,7 +123,7 @@ public final class RemoteClient: @unchecked Sendable {
 
         var request = RemoteRequest(method: method, url: url, headers: requestHeaders(headers, hasBody: body != nil), body: body)
         do {
-            let response = try exchange(&request, shown: shown)
+            let response = try exchange(&request, shown: shown, refusal: refusal)
             var warnings: [String] = []
             if isGet, (200..<300).contains(response.status), let cache = cache {
                 do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
@@ -126,10 +132,19 @@ public final class RemoteClient: @unchecked Sendable {
         } catch let failure as RemoteError {
             guard isGet, let cache = cache, let reason = RemoteClient.unreachableReason(failure),
                   let entry = cache.any(for: key) else { throw failure }
-            let age = max(0, entry.age(at: clock.now()))
-            return RemoteAnswer(response: entry.response, url: shown, cacheAge: age,
-                                warnings: ["\(shown): answered from the cache, \(RemoteFormat.age(age)) old: \(reason)"])
+            return RemoteClient.cached(entry, url: shown, at: clock.now(), unreachable: reason)
         }
+    }
+
+    /// A cached answer, with the note every one of them gets on stderr: that it comes from the
+    /// cache, how old it is, and why — the option that asked for it, or the server that could not
+    /// be reached. (The caller judges it at the local clock, not at the date it was fetched.)
+    static func cached(_ entry: CachedAnswer, url: String, at now: Instant, option: String? = nil,
+                       unreachable: String? = nil) -> RemoteAnswer {
+        let age = RemoteFormat.age(max(0, entry.age(at: now)))
+        let note = option.map { "\(url): answered from the cache (\($0)), \(age) old" }
+            ?? "\(url): answered from the cache, \(age) old: \(unreachable ?? "server unreachable")"
+        return RemoteAnswer(response: entry.response, url: url, cacheAge: max(0, entry.age(at: now)), warnings: [note])
     }
 
     /// Why the server counts as unreachable (the cache may answer), or nil.
@@ -150,7 +165,8 @@ public final class RemoteClient: @unchecked Sendable {
     }
 
     /// The attempts, within the deadline.
-    private func exchange(_ request: inout RemoteRequest, shown: String) throws -> RemoteResponse {
+    private func exchange(_ request: inout RemoteRequest, shown: String,
+                          refusal: ((RemoteAnswer) -> Error?)?) throws -> RemoteResponse {
         let start = monotonic()
         let deadline = start + timeout
         let repeatable = RetryPolicy.mayRepeat(method: request.method, headers: request.headers)
@@ -166,6 +182,9 @@ public final class RemoteClient: @unchecked Sendable {
             do {
                 let response = try transport.send(request)
                 log?("\(request.method) \(shown): HTTP \(response.status) (attempt \(attempt))")
+                if response.status >= 500, let refused = refusal?(RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: [])) {
+                    throw refused
+                }
                 switch response.status {
                 case 200..<300: return response
                 case 401, 403: throw RemoteError.unauthorized(url: shown, status: response.status)

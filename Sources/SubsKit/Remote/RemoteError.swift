@@ -98,7 +98,7 @@ extension RemoteError: CustomStringConvertible {
             return "\(url): permission denied (HTTP \(status)): check the API key (--api-key-file)"
         case .notFound(let url): return "\(url): not found (HTTP 404)"
         case .insecureURL(let url):
-            return "\(url): refusing plain http to a host that is not loopback; use https"
+            return "\(url): refusing plain http to a host that is not a loopback address (127.x.x.x, [::1] or localhost, written so); use https"
         case .invalidURL(let url, let reason): return "\(url): invalid remote URL: \(reason)"
         case .notCached(let url): return "\(url): no cached answer (offline)"
         case .apiKeyUnreadable(let path, let reason): return "\(path): cannot read the API key file: \(reason)"

@@ -1,5 +1,6 @@
 // A remote base URL, checked before anything is sent: absolute http(s), no user info, and
-// plain http only to loopback hosts. Also how a URL is shown in messages (no secrets).
+// plain http only to a loopback address written as one (or `localhost`, which subs pins to
+// 127.0.0.1 and ::1 itself). Also how a URL is shown in messages (no secrets).
 
 import Foundation
 
@@ -25,7 +26,8 @@ public struct RemoteURL: Sendable, Equatable {
         if components.query != nil || components.fragment != nil {
             throw RemoteError.invalidURL(url: RemoteURL.display(text), reason: "a base URL takes no query or fragment")
         }
-        if scheme == "http" && !RemoteURL.isLoopback(host: host) {
+        // Decided on the address connected to, never on a spelling a resolver would read.
+        if scheme == "http" && RemoteURL.loopbackTarget(trimmed) == nil {
             throw RemoteError.insecureURL(url: RemoteURL.display(text))
         }
         self.scheme = scheme
@@ -38,24 +40,95 @@ public struct RemoteURL: Sendable, Equatable {
         path.isEmpty ? base : base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    /// Loopback: localhost, 127.0.0.0/8 in dotted-quad form, ::1 (also written out in full).
-    /// Other spellings (127.1, 0x7f000001, names under .localhost) are refused, not guessed at.
+    /// Loopback by address: 127.0.0.0/8 in canonical dotted-quad form, ::1 and ::ffff:127.x.y.z
+    /// (the IPv4 loopback mapped into IPv6; brackets optional), and the name `localhost` exactly
+    /// (ASCII case-insensitive), which subs resolves itself. Every other spelling is refused,
+    /// not guessed at: a trailing dot (`localhost.`, `127.0.0.1.`), `127.1`, `0x7f.1`,
+    /// `2130706433`, `localhost.localdomain`, names under `.localhost`, look-alike Unicode —
+    /// libcurl would hand those to the system resolver, and whoever answers it would get the key.
     public static func isLoopback(host: String) -> Bool {
-        var h = host.lowercased()
+        var h = host
         if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        if h.hasSuffix(".") { h = String(h.dropLast()) }
-        if h == "localhost" { return true }
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCIIDigit) && Int(p)! <= 255 }) {
-            return parts[0] == "127" || Int(parts[0]) == 127
+        if h.lowercased() == "localhost" && h.utf8.count == 9 { return true }
+        if let v4 = canonicalIPv4(h) { return v4 >> 24 == 127 }
+        return isLoopbackIPv6(h)
+    }
+
+    /// The address of a dotted quad written the one canonical way (four decimal numbers 0–255,
+    /// no leading zeros), else nil.
+    static func canonicalIPv4(_ text: String) -> UInt32? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var value: UInt32 = 0
+        for part in parts {
+            guard (1...3).contains(part.utf8.count), part.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                  part.utf8.count == 1 || part.utf8.first != 0x30, let n = UInt32(part), n <= 255 else { return nil }
+            value = value << 8 | n
         }
+        return value
+    }
+
+    /// ::1, or an IPv4-mapped address (::ffff:a.b.c.d) in 127.0.0.0/8, however written.
+    static func isLoopbackIPv6(_ text: String) -> Bool {
+        guard text.contains(":"), text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x25 }) else { return false }
         var address = in6_addr()
-        if h.contains(":"), inet_pton(AF_INET6, h, &address) == 1 {
-            var loopback = in6_addr()
-            _ = inet_pton(AF_INET6, "::1", &loopback)
-            return withUnsafeBytes(of: &address) { a in withUnsafeBytes(of: &loopback) { b in a.elementsEqual(b) } }
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: address) { Array($0) }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+    }
+
+    /// Where a plain-http request may connect, or nil when it may not.
+    public struct LoopbackTarget: Sendable, Equatable {
+        /// The host as written in the URL (brackets of an IPv6 literal dropped).
+        public let host: String
+        /// The URL's port, or 80.
+        public let port: Int
+        /// Whether the host is the name `localhost`: then libcurl is given its addresses
+        /// (CURLOPT_RESOLVE) so that no resolver is asked; a literal address is never resolved.
+        public let isName: Bool
+
+        /// The CURLOPT_RESOLVE entry that pins `localhost` to 127.0.0.1 and ::1 (libcurl tries
+        /// both, like a resolver answering both), nil for a literal address.
+        public var resolveEntry: String? { isName ? "\(host):\(port):127.0.0.1,[::1]" : nil }
+    }
+
+    /// The loopback target of a plain-http URL: the authority (what lies between `http://` and
+    /// the first `/`) must be exactly a loopback host (`isLoopback`) and an optional decimal
+    /// port — no user info, percent-escapes, backslashes or anything else that two URL parsers
+    /// could read differently. nil for anything else, https included.
+    public static func loopbackTarget(_ url: String) -> LoopbackTarget? {
+        let bytes = Array(url.utf8)
+        guard bytes.count > 7, String(decoding: bytes[0..<7], as: UTF8.self).lowercased() == "http://" else { return nil }
+        let end = bytes[7...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        let authority = bytes[7..<end]
+        let allowed: (UInt8) -> Bool = { b in
+            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: ":") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
         }
-        return false
+        guard !authority.isEmpty, authority.allSatisfy(allowed) else { return nil }
+        let text = String(decoding: authority, as: UTF8.self)
+        let host: String, portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let after = text[text.index(after: close)...]
+            if after.isEmpty { portText = nil } else if after.hasPrefix(":") { portText = after.dropFirst() } else { return nil }
+            guard isLoopbackIPv6(host) else { return nil }
+        } else {
+            let pieces = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            host = String(pieces[0])
+            portText = pieces.count == 2 ? pieces[1] : nil
+            guard !host.contains("["), !host.contains("]"), host.lowercased() == "localhost" || canonicalIPv4(host).map({ $0 >> 24 == 127 }) == true
+            else { return nil }
+        }
+        var port = 80
+        if let portText {
+            guard (1...5).contains(portText.utf8.count), portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                  let n = Int(portText), (1...65535).contains(n) else { return nil }
+            port = n
+        }
+        return LoopbackTarget(host: host, port: port, isName: host.lowercased() == "localhost")
     }
 
     /// `url` for messages and logs: scheme, host, port and path only (no user info, query or
@@ -97,10 +170,6 @@ public struct RemoteURL: Sendable, Equatable {
         if out == ".." { return "%2E%2E" }
         return out
     }
-}
-
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
 private extension String {

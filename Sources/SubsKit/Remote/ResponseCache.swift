@@ -2,11 +2,17 @@
 // server can still be answered: $XDG_CACHE_HOME/subs/ (else ~/.cache/subs/), directory 0700,
 // files 0600, each written to a temporary file and renamed into place.
 //
-// One file per (provider, URL, API key). The key takes part because one URL answers
+// Trust: the directory and each entry must be ours and writable by nobody else (CacheDirectory);
+// otherwise the cache is not used at all — no reads, no writes — and the caller hears about it
+// once (`onDistrust`). Each entry is bound to its request inside the file: provider, full URL,
+// a digest of the API key (never the key) and the customer; an entry whose binding differs from
+// the request (renamed, copied from elsewhere) is a miss.
+//
+// One file per (provider, URL, API key, customer). The key takes part because one URL answers
 // differently per project (RevenueCat's base URL is the same for everyone): without it, project
-// A's answer could be served to a user holding project B's key. The key is never written:
-// it only goes into the SHA-256 that names the file, together with the provider and the URL,
-// and API keys are long random tokens, so the name reveals nothing usable about them.
+// A's answer could be served to a user holding project B's key. The key is never written: the
+// name is a SHA-256 over the request, and the header holds a SHA-256 of the key under a
+// domain-separation prefix; API keys are long random tokens, so neither reveals anything usable.
 // File layout: one JSON header line, "\n", then the body bytes exactly as received.
 
 import SubsJSON
@@ -28,13 +34,20 @@ public struct CachedAnswer: Sendable, Equatable {
 public struct ResponseCache: Sendable {
     /// Bodies larger than this are not stored.
     public static let maxBodySize = 16 << 20
+    /// The header line's bound: an entry longer than the body bound plus this is not read.
+    static let maxHeaderSize = 64 * 1024
+    static let format = "subs-cache 2"
 
     public let directory: String
     let clock: Clock
+    private let distrust: DistrustReport
 
-    public init(directory: String, clock: Clock) {
+    /// `onDistrust` hears, once, why the cache is not used (a directory or entry another user
+    /// owns or may write); the caller prints it.
+    public init(directory: String, clock: Clock, onDistrust: ((String) -> Void)? = nil) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.clock = clock
+        self.distrust = DistrustReport(onDistrust)
     }
 
     /// `$XDG_CACHE_HOME/subs` when XDG_CACHE_HOME is an absolute path, else `$HOME/.cache/subs`;
@@ -45,26 +58,39 @@ public struct ResponseCache: Sendable {
         return nil
     }
 
-    /// What an entry is stored under.
+    /// What an entry is stored under, and bound to.
     public struct Key: Sendable {
         public var provider: String
         /// The full request URL (base + path + query).
         public var url: String
+        /// The customer the request is about, when there is one.
+        public var customer: String?
         var partition: [UInt8]
+        /// SHA-256 of the key under a prefix of its own, nil without a key.
+        var keyDigest: String?
 
-        public init(provider: String, url: String, apiKey: APIKey?) {
+        public init(provider: String, url: String, apiKey: APIKey?, customer: String? = nil) {
             self.provider = provider
             self.url = url
+            self.customer = customer
             self.partition = apiKey?.cachePartition ?? []
+            self.keyDigest = apiKey.map { SHA256.hex(Array("subs-cache-key 1\n".utf8) + $0.cachePartition) }
         }
 
         var fileName: String {
-            var bytes: [UInt8] = Array("subs-cache-1".utf8)
-            for part in [Array(provider.utf8), Array(url.utf8), partition] {
+            var bytes: [UInt8] = Array(ResponseCache.format.utf8)
+            let who: [UInt8] = customer.map { [1] + Array($0.utf8) } ?? [0]
+            for part in [Array(provider.utf8), Array(url.utf8), partition, who] {
                 bytes += withUnsafeBytes(of: UInt64(part.count).bigEndian, Array.init)
                 bytes += part
             }
             return SHA256.hex(bytes) + ".entry"
+        }
+
+        /// The binding written into the entry and compared on reading.
+        var binding: [(String, JSONValue)] {
+            [("provider", .string(provider)), ("url", .string(url)), ("keyDigest", keyDigest.map(JSONValue.string) ?? .null),
+             ("customer", customer.map(JSONValue.string) ?? .null)]
         }
     }
 
@@ -79,14 +105,28 @@ public struct ResponseCache: Sendable {
         return age >= 0 && age < maxAge ? entry : nil
     }
 
-    /// The entry whatever its age; nil when absent or unreadable (a damaged entry is a miss).
+    /// The entry whatever its age; nil when absent, unreadable, bound to another request (a
+    /// damaged or foreign entry is a miss) or not trusted (then `onDistrust` hears why).
     public func any(for key: Key) -> CachedAnswer? {
-        guard let bytes = readFile(path(for: key)), let newline = bytes.firstIndex(of: 0x0A),
+        let opened = CacheDirectory.open(directory)
+        guard case .trusted(let folder) = opened else {
+            if case .distrusted(let why) = opened { distrust.report(why) }
+            return nil
+        }
+        defer { folder.close() }
+        let bytes: [UInt8]
+        switch folder.read(key.fileName, limit: ResponseCache.maxBodySize + ResponseCache.maxHeaderSize) {
+        case .bytes(let read): bytes = read
+        case .distrusted(let why):
+            distrust.report(why)
+            return nil
+        case .missing, .unusable: return nil
+        }
+        guard let newline = bytes.prefix(ResponseCache.maxHeaderSize).firstIndex(of: 0x0A),
               let header = try? JSON.parse(Array(bytes[..<newline])),
-              header["format"]?.stringValue == "subs-cache 1",
-              header["provider"]?.stringValue == key.provider,
-              header["url"]?.stringValue == RemoteURL.display(key.url),
-              case .number(let statusText)? = header["status"], let status = Int(statusText),
+              header["format"]?.stringValue == ResponseCache.format,
+              key.binding.allSatisfy({ header[$0.0] == $0.1 }),
+              case .number(let statusText)? = header["status"], let status = Int(statusText), (200..<300).contains(status),
               case .number(let lengthText)? = header["bodyLength"], let length = Int(lengthText),
               case .number(let storedText)? = header["storedAt"], let stored = Int64(storedText),
               bytes.count - newline - 1 == length
@@ -99,16 +139,24 @@ public struct ResponseCache: Sendable {
 
     // MARK: storing
 
-    /// Stores a successful answer; throws `RemoteError.cache` (too large, cannot write…).
+    /// Stores a successful answer; throws `RemoteError.cache` (too large, cannot write…). An
+    /// untrusted directory is not written to (and not an error: `onDistrust` hears why).
     public func store(_ response: RemoteResponse, for key: Key) throws {
         guard response.body.count <= ResponseCache.maxBodySize else {
             throw RemoteError.cache(path: directory, reason: "answer larger than 16 MiB, not cached")
         }
         try prepareDirectory()
-        var members: [(String, JSONValue)] = [
-            ("format", .string("subs-cache 1")),
-            ("provider", .string(key.provider)),
-            ("url", .string(RemoteURL.display(key.url))),
+        let folder: CacheDirectory
+        switch CacheDirectory.open(directory) {
+        case .trusted(let opened): folder = opened
+        case .distrusted(let why):
+            distrust.report(why)
+            return
+        case .missing: throw RemoteError.cache(path: directory, reason: "vanished while being created")
+        case .failed(let reason): throw RemoteError.cache(path: directory, reason: reason)
+        }
+        defer { folder.close() }
+        var members: [(String, JSONValue)] = [("format", .string(ResponseCache.format))] + key.binding + [
             ("status", .number(String(response.status))),
             ("storedAt", .number(String(clock.now().seconds))),
             ("bodyLength", .number(String(response.body.count))),
@@ -116,10 +164,10 @@ public struct ResponseCache: Sendable {
         if let date = response.header("Date") { members.append(("date", .string(date))) }
         if let type = response.header("Content-Type") { members.append(("contentType", .string(type))) }
         let bytes = Array((JSONWriter.compact(.object(JSONObject(members))) + "\n").utf8) + response.body
-        try writeAtomically(bytes, to: path(for: key))
+        try folder.write(bytes, to: key.fileName)
     }
 
-    /// Creates the directory (and missing parents) 0700; tightens an existing one we own.
+    /// Creates the directory (and missing parents) 0700; an existing one is checked on opening.
     func prepareDirectory() throws {
         var prefix = ""
         for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
@@ -128,55 +176,5 @@ public struct ResponseCache: Sendable {
                 throw RemoteError.cache(path: prefix, reason: "cannot create directory: \(String(cString: strerror(errno)))")
             }
         }
-        var info = stat()
-        guard lstat(directory, &info) == 0 else {
-            throw RemoteError.cache(path: directory, reason: String(cString: strerror(errno)))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw RemoteError.cache(path: directory, reason: "not a directory (a symbolic link is not followed)")
-        }
-        if info.st_uid == geteuid() && (info.st_mode & 0o077) != 0 {
-            _ = chmod(directory, 0o700)
-        }
-    }
-
-    private func writeAtomically(_ bytes: [UInt8], to target: String) throws {
-        var name = Array((directory + "/.tmp-XXXXXX").utf8CString)
-        let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw RemoteError.cache(path: directory, reason: "cannot create a file: \(String(cString: strerror(errno)))") }
-        let temporary = String(cString: name)
-        var ok = fchmod(fd, 0o600) == 0
-        var offset = 0
-        while ok && offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { ok = false } else { offset += n }
-        }
-        let code = errno
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        if !ok || rename(temporary, target) != 0 {
-            let reason = String(cString: strerror(ok ? errno : code))
-            unlink(temporary)
-            throw RemoteError.cache(path: target, reason: "cannot write: \(reason)")
-        }
-    }
-
-    private func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              info.st_size <= ResponseCache.maxBodySize + 64 * 1024 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
-            offset += n
-        }
-        return bytes
     }
 }

@@ -14,6 +14,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after this response even if the client would keep it open.
     public var closeConnection = false
+    /// The store id of the customer the answer is about (the idempotency table binds its key to
+    /// it, so that any spelling of the customer matches); never sent.
+    var customerId: String?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

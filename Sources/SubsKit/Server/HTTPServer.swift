@@ -1,10 +1,16 @@
-// The HTTP/1.1 server engine under `subs serve`: one event-loop thread accepts connections and
-// reads every byte (so slow or idle clients never hold a worker), a bounded pool of worker
-// threads runs the handler and writes the answer, then hands the connection back for the next
-// request. Every refusal is an answer and a close; nothing a client sends stops the server.
+// The HTTP/1.1 server engine under `subs serve`: one event-loop thread accepts connections,
+// reads every byte and writes every answer, non-blocking (so slow, idle or never-reading clients
+// never hold a worker); a bounded pool of worker threads runs the handler and hands the answer's
+// bytes back to the loop. Each connection is an `HTTPConnection` state machine; the loop does
+// the socket calls it asks for. Every refusal is an answer and a close; nothing a client sends
+// stops the server.
 // Decisions: beyond `maxConnections` a new connection is accepted, answered 503 and closed (no
 // queue); an unfinished request past `requestTimeout` is answered 408 and closed; an idle
-// keep-alive connection is closed silently after `idleTimeout`.
+// keep-alive connection is closed silently after `idleTimeout`. Unsent answer bytes are bounded
+// per connection (at the bound its next request is not read until the client reads; bytes not
+// taken within `writeTimeout` close it) and in total: past `maxUnsentBytes` the connection
+// holding the most unsent bytes is closed (shed), again until the total is back under the
+// bound. Bytes are bounded, never peers: many clients may share one address.
 
 import Foundation
 #if canImport(Glibc)
@@ -24,8 +30,19 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout = 30.0
     /// Seconds a client has to send a whole request (header and body) once it has begun.
     public var requestTimeout = 10.0
-    /// Seconds an answer may take to be written to a client that does not read.
+    /// Seconds the client has to take each chunk of its unsent answers (at most 64 KiB of small
+    /// answers, or one larger answer); a client that does not read is closed then.
     public var writeTimeout = 10.0
+    /// Bytes of answers one connection may have waiting for its client to read: at this bound
+    /// its next request is not read (nor handled) until the client reads. One answer may pass it.
+    public var maxUnsentBytesPerConnection = 256 * 1024
+    /// Unsent bytes of all connections together: past this, the connection holding the most is
+    /// closed, until the total is back under it.
+    public var maxUnsentBytes = 32 * 1024 * 1024
+    /// The kernel's send buffer of each connection (SO_SNDBUF; Linux doubles it): what a client
+    /// that does not read holds in the kernel besides our own bound. nil: the system's
+    /// autotuning (up to `net.ipv4.tcp_wmem`'s maximum, 4 MiB by default).
+    public var socketSendBuffer: Int32? = 256 * 1024
     /// Seconds `stop()` waits for requests in flight.
     public var shutdownTimeout = 5.0
     public var limits = HTTPLimits()
@@ -44,6 +61,18 @@ public struct HTTPRequestLog: Sendable, Equatable {
     public var durationMs: Int
 }
 
+/// What the event loop reports about its connections (updated once per turn of the loop).
+public struct HTTPServerStatistics: Sendable, Equatable {
+    /// Open connections (reading, with a request at the handler, writing or closing).
+    public var connections = 0
+    /// Answer bytes queued for clients and not written yet, all connections together.
+    public var unsentBytes = 0
+    /// The most `unsentBytes` has been after a shed (one answer may pass the bound for a moment).
+    public var peakUnsentBytes = 0
+    /// Connections closed because the total of unsent bytes passed `maxUnsentBytes`.
+    public var shedConnections = 0
+}
+
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     public typealias Logger = @Sendable (HTTPRequestLog) -> Void
@@ -55,18 +84,27 @@ public final class HTTPServer: @unchecked Sendable {
     private let handler: Handler
     private let logger: Logger?
 
-    private var listenFD: Int32 = -1
-    private var wakeRead: Int32 = -1, wakeWrite: Int32 = -1
+    var listenFD: Int32 = -1
+    var wakeRead: Int32 = -1
+    private var wakeWrite: Int32 = -1
 
     // Shared between the event loop and the workers, under `condition`.
-    private let condition = NSCondition()
-    private var jobs: [(Connection, HTTPRequest, Int64)] = []
-    private var returned: [(Connection, close: Bool)] = []
-    private var stopping = false
+    let condition = NSCondition()
+    var jobs: [(HTTPEventLoop.Client, HTTPRequest, Int64)] = []
+    var returned: [(HTTPEventLoop.Client, bytes: [UInt8], keepAlive: Bool)] = []
+    var published = HTTPServerStatistics()
+    var stopping = false
     private var started = false
-    private var loopFinished = false
+    var loopFinished = false
     private var workersExit = false
     private var runningWorkers = 0
+
+    /// The event loop's figures as of its last turn.
+    public var statistics: HTTPServerStatistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return published
+    }
 
     /// True for loopback addresses (127.0.0.0/8, ::1, `localhost`): `serve` needs a token elsewhere.
     public static func isLoopback(host: String) -> Bool { ServerSocket.isLoopback(host) }
@@ -102,7 +140,7 @@ public final class HTTPServer: @unchecked Sendable {
             thread.name = "subs-http-worker-\(i)"
             thread.start()
         }
-        let loop = Thread { [self] in eventLoop() }
+        let loop = Thread { [self] in HTTPEventLoop(server: self).run() }
         loop.name = "subs-http-loop"
         loop.start()
     }
@@ -147,7 +185,7 @@ public final class HTTPServer: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    private func log(_ method: String, _ path: String, _ status: Int, since start: Int64) {
+    func log(_ method: String, _ path: String, _ status: Int, since start: Int64) {
         logger?(HTTPRequestLog(method: method, path: path, status: status,
                                durationMs: Int(max(0, ServerSocket.nowMs() - start))))
     }
@@ -164,235 +202,26 @@ public final class HTTPServer: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let (connection, request, began) = jobs.removeFirst()
+            let (client, request, began) = jobs.removeFirst()
             condition.unlock()
-            answer(connection, request, began: began)
+            answer(client, request, began: began)
         }
     }
 
-    private func answer(_ connection: Connection, _ request: HTTPRequest, began: Int64) {
+    /// Runs the handler and hands the answer's bytes to the event loop: a worker never touches
+    /// a socket, so a client that does not read cannot hold it.
+    private func answer(_ client: HTTPEventLoop.Client, _ request: HTTPRequest, began: Int64) {
         let response = handler(request)
         condition.lock()
         let keepAlive = request.keepAlive && !response.closeConnection && !stopping
         condition.unlock()
         let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD",
                                         date: imfFixdate(Int(time(nil))))
-        let deadline = ServerSocket.nowMs() + Int64(configuration.writeTimeout * 1000)
-        let written = ServerSocket.writeAll(connection.fd, bytes, deadline: deadline)
         log(request.method, request.path, response.status, since: began)
         condition.lock()
-        if loopFinished {
-            // The event loop gave up waiting (shutdown timeout): this connection is ours to close.
-            condition.unlock()
-            close(connection.fd)
-            return
-        }
-        returned.append((connection, close: !(written && keepAlive)))
+        // After the loop's end its sockets are closed: the answer has nowhere to go.
+        if !loopFinished { returned.append((client, bytes, keepAlive)) }
         condition.unlock()
         wake()
-    }
-
-    // MARK: event loop
-
-    /// A client connection while the event loop owns it.
-    final class Connection {
-        let fd: Int32
-        var parser: HTTPRequestParser
-        var requestDeadline: Int64?    // an unfinished request must be complete by then
-        var idleDeadline: Int64
-        var lingerDeadline: Int64?     // closing: our side is shut, reading what is left
-        var lingered = 0
-        init(fd: Int32, limits: HTTPLimits, idleDeadline: Int64) {
-            self.fd = fd
-            parser = HTTPRequestParser(limits: limits)
-            self.idleDeadline = idleDeadline
-        }
-    }
-
-    private var connections: [Int32: Connection] = [:]
-    private var busy = 0
-    private var acceptPausedUntil: Int64 = 0
-
-    private func eventLoop() {
-        var listening = true
-        var stopDeadline: Int64 = .max
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            condition.lock()
-            let isStopping = stopping
-            let back = returned
-            returned.removeAll()
-            condition.unlock()
-            for (connection, shouldClose) in back {
-                busy -= 1
-                if shouldClose || isStopping { beginClose(connection) } else { resume(connection) }
-            }
-            let now = ServerSocket.nowMs()
-            if isStopping && listening {
-                listening = false
-                close(listenFD)
-                stopDeadline = now + Int64(configuration.shutdownTimeout * 1000)
-                // Idle and half-received connections have no request in flight: close them now.
-                for connection in connections.values { closeNow(connection) }
-            }
-            if isStopping && (busy == 0 || now >= stopDeadline) { break }
-
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if listening && now >= acceptPausedUntil { fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)) }
-            for fd in connections.keys { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            var next = min(stopDeadline, listening && acceptPausedUntil > now ? acceptPausedUntil : .max)
-            for connection in connections.values {
-                next = min(next, connection.lingerDeadline ?? connection.requestDeadline ?? connection.idleDeadline)
-            }
-            let timeout = Int32(clamping: max(0, min(next - now, 1000)))
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0 && errno != EINTR { usleep(10_000) }
-
-            for p in fds where p.revents != 0 {
-                if p.fd == wakeRead {
-                    while read(wakeRead, &buffer, buffer.count) > 0 {}
-                } else if p.fd == listenFD && listening {
-                    acceptAll()
-                } else if let connection = connections[p.fd] {
-                    readable(connection, &buffer)
-                }
-            }
-            expire(ServerSocket.nowMs())
-        }
-        for connection in connections.values { closeNow(connection) }
-        if listening { close(listenFD) }
-        condition.lock()
-        loopFinished = true
-        // Handed back between the last turn and now: nobody else will close these.
-        for (connection, _) in returned { close(connection.fd) }
-        returned.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    private func acceptAll() {
-        while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM: acceptPausedUntil = ServerSocket.nowMs() + 100
-                default: break
-                }
-                return
-            }
-            ServerSocket.setNonBlocking(fd)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            var on: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-            if connections.count + busy >= configuration.maxConnections {
-                let response = HTTPResponse.error(status: 503, code: "unavailable",
-                                                  message: "too many connections; try again later")
-                ServerSocket.writeOnce(fd, response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil)))))
-                log("-", "-", 503, since: ServerSocket.nowMs())
-                shutdown(fd, Int32(SHUT_WR))
-                close(fd)
-                continue
-            }
-            let now = ServerSocket.nowMs()
-            connections[fd] = Connection(fd: fd, limits: configuration.limits,
-                                         idleDeadline: now + Int64(configuration.idleTimeout * 1000))
-        }
-    }
-
-    private func readable(_ connection: Connection, _ buffer: inout [UInt8]) {
-        // A few reads per turn, so that one fast sender does not starve the others.
-        for _ in 0..<4 {
-            let n = buffer.withUnsafeMutableBytes { read(connection.fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                closeNow(connection)
-                return
-            }
-            if n == 0 {
-                // The client left (maybe mid-request): nobody to answer.
-                closeNow(connection)
-                return
-            }
-            if connection.lingerDeadline != nil {
-                connection.lingered += n
-                if connection.lingered > configuration.limits.maxBodyBytes { closeNow(connection) ; return }
-                continue
-            }
-            if connection.requestDeadline == nil {
-                connection.requestDeadline = ServerSocket.nowMs() + Int64(configuration.requestTimeout * 1000)
-            }
-            connection.parser.append(buffer[0..<n])
-            if advance(connection) { return }
-        }
-    }
-
-    /// Dispatches a complete request or answers a refused one; true when the connection left
-    /// the reading state.
-    @discardableResult
-    private func advance(_ connection: Connection) -> Bool {
-        do {
-            if let request = try connection.parser.next() {
-                connections[connection.fd] = nil
-                busy += 1
-                condition.lock()
-                jobs.append((connection, request, ServerSocket.nowMs()))
-                condition.signal()
-                condition.unlock()
-                return true
-            }
-            if connection.parser.expectsContinue {
-                ServerSocket.writeOnce(connection.fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-                connection.parser.continueSent()
-            }
-            return false
-        } catch {
-            refuse(connection, HTTPResponse.from(error))
-            return true
-        }
-    }
-
-    private func refuse(_ connection: Connection, _ response: HTTPResponse) {
-        ServerSocket.writeOnce(connection.fd, response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil)))))
-        log("-", "-", response.status, since: ServerSocket.nowMs())
-        beginClose(connection)
-    }
-
-    /// A connection back from a worker, ready for its next request (maybe already buffered).
-    private func resume(_ connection: Connection) {
-        let now = ServerSocket.nowMs()
-        connections[connection.fd] = connection
-        connection.idleDeadline = now + Int64(configuration.idleTimeout * 1000)
-        connection.requestDeadline = connection.parser.hasPartialRequest ? now + Int64(configuration.requestTimeout * 1000) : nil
-        advance(connection)
-    }
-
-    /// Shuts our side and reads what the client still sends for a moment, so that the answer is
-    /// not lost to a reset when unread bytes (an oversized body) are left behind.
-    private func beginClose(_ connection: Connection) {
-        shutdown(connection.fd, Int32(SHUT_WR))
-        connection.lingerDeadline = ServerSocket.nowMs() + 1000
-        connections[connection.fd] = connection
-    }
-
-    private func closeNow(_ connection: Connection) {
-        connections[connection.fd] = nil
-        close(connection.fd)
-    }
-
-    private func expire(_ now: Int64) {
-        for connection in Array(connections.values) {
-            if let linger = connection.lingerDeadline {
-                if now >= linger { closeNow(connection) }
-            } else if let deadline = connection.requestDeadline {
-                if now >= deadline {
-                    refuse(connection, .error(status: 408, code: "request_timeout",
-                                              message: "the request was not complete within \(configuration.requestTimeout) s"))
-                }
-            } else if now >= connection.idleDeadline {
-                closeNow(connection)
-            }
-        }
     }
 }

@@ -1,6 +1,6 @@
 // The POSIX socket calls the server engine needs: a listening socket on an IPv4 or IPv6
-// literal (or `localhost`), non-blocking mode, a monotonic clock, and writes that survive
-// EINTR/EAGAIN and never raise SIGPIPE.
+// literal (or `localhost`), non-blocking mode, a monotonic clock, and a write that never waits
+// and never raises SIGPIPE.
 
 #if canImport(Glibc)
 import Glibc
@@ -107,25 +107,8 @@ enum ServerSocket {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    /// Writes all of `bytes` to a non-blocking socket, waiting for room until `deadline`
-    /// (monotonic ms). False when the peer is gone or the deadline passed.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: Int64) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            guard n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) else { return false }
-            let left = deadline - nowMs()
-            guard left > 0 else { return false }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let r = poll(&p, 1, Int32(min(left, 1000)))
-            if r < 0 && errno != EINTR { return false }
-        }
-        return true
-    }
-
-    /// One attempt, for small answers from the event loop (never blocks).
+    /// One attempt, for a small answer on a fresh socket (never waits; the event loop's other
+    /// writes go through each connection's outgoing buffer).
     static func writeOnce(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {

@@ -13,23 +13,27 @@ public final class SubsAPI: @unchecked Sendable {
     let commits: GroupCommit
     private let token: [UInt8]?
     private let clock: any Clock
-    /// POST answers by Idempotency-Key, kept 24 hours (at most `replayLimit` of them).
-    private var replays: [String: (answer: HTTPResponse, at: Instant)] = [:]
-    /// Keys whose first request is being answered: a repeat sent meanwhile waits for that answer
-    /// instead of writing a second time.
-    private var replaysInFlight: Set<String> = []
-    private let replayLock = NSCondition()
+    /// POST answers by Idempotency-Key (see `IdempotencyTable`); `replayBytes` for the tests.
+    let replays: IdempotencyTable
     static let replayWindow: Int64 = 24 * 3600
-    static let replayLimit = 10_000
+    /// The replay table's bound: 16 MiB; answers over 64 KiB are kept as a reference.
+    public static let replayBudget = 16 << 20
+    static let replayExactLimit = 64 << 10
 
     /// `token`: the bearer token every request but `/v1/health` must carry; nil: none needed
     /// (the CLI allows that on loopback addresses only).
-    public init(store: LocalStore, token: String?, clock: any Clock) {
+    public init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
         self.store = store
+        replays = IdempotencyTable(budget: replayBudget, exactLimit: Self.replayExactLimit, window: Self.replayWindow)
         self.served = ServedStore(path: store.path)
         self.commits = GroupCommit(store: store, clock: clock)
         self.token = token.map { Array($0.utf8) }
         self.clock = clock
+    }
+
+    /// Scans the store now, so that a store that cannot be served is said at start.
+    public func prepare() throws {
+        try served.prepare()
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -46,7 +50,7 @@ public final class SubsAPI: @unchecked Sendable {
             return answer
         }
         // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift).
-        if segments.count == 2 { return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: failure) }
+        if segments.count == 2 { return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
         let id = segments[2]
         switch Array(segments.dropFirst(3)) {
         case []:
@@ -54,10 +58,10 @@ public final class SubsAPI: @unchecked Sendable {
             return customer(id)
         case ["grants"]:
             guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request) { grant(id, body: request.body) }
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body) }
         case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
             guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request) { revoke(id, entitlement: rest[1], body: request.body) }
+            return replayable(request, customer: id, action: rest) { revoke(id, entitlement: rest[1], body: request.body) }
         default:
             return .notFound()
         }
@@ -87,22 +91,32 @@ public final class SubsAPI: @unchecked Sendable {
         for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
             record[member.key] = member.value
         }
-        return .json(.object(JSONObject([
+        // The document keeps the GET's shape; that the grant made the customer goes in a header.
+        var answer = HTTPResponse.json(.object(JSONObject([
             ("requestDate", .string(ISODate.format(clock.now()))),
             ("customer", .object(record)),
             ("products", stored.products),
-        ])), status: status)
+        ])), status: status, headers: stored.created ? [(SubsAPI.createdHeader, "true")] : [])
+        answer.customerId = stored.id
+        return answer
     }
+
+    /// Said on a grant's answer when the grant created the customer (`"create": true`).
+    public static let createdHeader = "Subs-Customer-Created"
 
     private func grant(_ id: String, body: [UInt8]) -> HTTPResponse {
         let fields: JSONObject
-        do { fields = try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
+            return .invalidRequest("\(error)")
+        }
         guard case .string(let entitlement)? = fields["entitlement"], !entitlement.isEmpty else {
             return .invalidRequest("entitlement: required, a non-empty string")
         }
+        // Required even for a lifetime grant: a misspelt field must never become one.
         let expiration: Instant?
         switch fields["expirationDate"] {
-        case nil, .null?: expiration = nil
+        case nil: return .invalidRequest("expirationDate: required (null for a lifetime grant)")
+        case .null?: expiration = nil
         case .string(let text)?:
             guard let instant = ISODate.parse(text) else {
                 return .invalidRequest("expirationDate: '\(text)' is not an ISO 8601 date-time in years 0001-9999")
@@ -110,22 +124,25 @@ public final class SubsAPI: @unchecked Sendable {
             expiration = instant
         default: return .invalidRequest("expirationDate: a date-time string or null")
         }
-        let reason: String?, actor: String?
+        let reason: String?, actor: String?, create: Bool
         do {
-            reason = try optionalText(fields, "reason")
-            actor = try optionalText(fields, "grantedBy")
+            reason = try RequestBody.text(fields, "reason")
+            actor = try RequestBody.text(fields, "grantedBy")
+            create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
         return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason,
-                             actor: actor, createMissing: false), id: id, status: 201)
+                             actor: actor, createMissing: create), id: id, status: 201)
     }
 
     private func revoke(_ id: String, entitlement: String, body: [UInt8]) -> HTTPResponse {
         let fields: JSONObject
-        do { fields = body.isEmpty ? JSONObject() : try bodyObject(body) } catch { return .invalidRequest("\(error)") }
+        do {
+            fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
+        } catch { return .invalidRequest("\(error)") }
         let reason: String?, actor: String?
         do {
-            reason = try optionalText(fields, "reason")
-            actor = try optionalText(fields, "revokedBy")
+            reason = try RequestBody.text(fields, "reason")
+            actor = try RequestBody.text(fields, "revokedBy")
         } catch { return .invalidRequest("\(error)") }
         return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200)
     }
@@ -134,84 +151,87 @@ public final class SubsAPI: @unchecked Sendable {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored): return answer(stored, status: status)
-        case .failure(let error): return failure(error)
+        case .failure(let error): return failure(error, writing: true)
         }
     }
 
-    /// A string field; nil when absent, null or empty; an error when it has another type.
-    private func optionalText(_ fields: JSONObject, _ key: String) throws -> String? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .string(let text)?: return text.isEmpty ? nil : text
-        default: throw BodyError.notAString(key)
-        }
-    }
-
-    private func bodyObject(_ body: [UInt8]) throws -> JSONObject {
-        guard let object = try JSON.parse(body).objectValue else { throw BodyError.notAnObject }
-        return object
-    }
-
-    private enum BodyError: Error, CustomStringConvertible {
-        case notAnObject
-        case notAString(String)
-        var description: String {
-            switch self {
-            case .notAnObject: return "the body must be a JSON object"
-            case .notAString(let key): return "\(key): a string when given"
-            }
-        }
-    }
-
-    private func failure(_ error: Error) -> HTTPResponse {
+    /// The error answer for a failure, with the code SPEC section 6 gives it, so that the client
+    /// exits as the same command does on a local store. The messages are the local ones.
+    func failure(_ error: Error, writing: Bool = false) -> HTTPResponse {
         switch error {
         case let change as ChangeError:
             switch change {
             case .unknownEntitlement: return .error(status: 404, code: "entitlement_not_found", message: change.description)
-            case .customersNotFound(let ids):
-                return .error(status: 404, code: "customer_not_found", message: "customer '\(ids.first ?? "")' not found")
+            case .customersNotFound: return .error(status: 404, code: "customer_not_found", message: change.description)
             case .nothingToRevoke: return .error(status: 404, code: "grant_not_found", message: change.description)
             case .expirationNotInFuture: return .invalidRequest(change.description)
             }
         case let store as StoreError:
-            if case .lockTimeout = store {
-                var answer = HTTPResponse.error(status: 503, code: "busy", message: "the store is busy; try again")
+            switch store {
+            case .lockTimeout:
+                var answer = HTTPResponse.error(status: 503, code: "busy", message: "\(store.description); try again")
                 answer.headers.append(("Retry-After", "1"))
                 return answer
+            case .syntax, .invalid:
+                return .error(status: 500, code: "invalid_store", message: "the store cannot be served: \(store.description)")
+            case .missing, .unreadable:
+                return .error(status: 500, code: "store_unreadable", message: store.description)
+            case .permissionDenied:
+                return .error(status: 500, code: writing ? "store_unwritable" : "store_unreadable", message: store.description)
+            case .cannotWrite:
+                return .error(status: 500, code: "store_unwritable", message: store.description)
+            case .alreadyExists:
+                return .internalError("the store cannot be served: \(store.description)")
             }
-            return .internalError("the store cannot be served: \(store.description)")
         default:
             return .internalError()
         }
     }
 
-    /// Runs a POST once per Idempotency-Key (24 hours): a repeated key gets the first answer
-    /// without writing again.
-    private func replayable(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
+    /// Runs a POST once per Idempotency-Key (24 hours): a repeat of the same request (method,
+    /// action, customer in any spelling, body) gets the first answer without writing again; the
+    /// key with another request is 422 `idempotency_key_reused` (IETF Idempotency-Key draft).
+    private func replayable(_ request: HTTPRequest, customer: String, action: [String],
+                            _ body: () -> HTTPResponse) -> HTTPResponse {
         guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body() }
-        let slot = request.method + " " + request.path + " " + key
-        let now = clock.now()
-        replayLock.lock()
-        while replaysInFlight.contains(slot) { replayLock.wait() }
-        if let earlier = replays[slot], now.seconds - earlier.at.seconds < Self.replayWindow {
-            replayLock.unlock()
-            return earlier.answer
+        let fingerprint = RequestFingerprint(method: request.method, action: action, customer: customer, body: request.body)
+        switch replays.claim(key, now: clock.now()) {
+        case .stored(let entry):
+            guard sameRequest(fingerprint, as: entry) else {
+                return .error(status: 422, code: "idempotency_key_reused",
+                              message: "this Idempotency-Key came first with another request (method, customer, path or body differ); "
+                                  + "send a new key for a new request")
+            }
+            return replay(entry)
+        case .run:
+            let answer = body()
+            replays.finish(key, fingerprint, canonical: answer.customerId, answer: answer, now: clock.now())
+            return answer
         }
-        replaysInFlight.insert(slot)
-        replayLock.unlock()
-        let answer = body()
-        replayLock.lock()
-        defer {
-            replaysInFlight.remove(slot)
-            replayLock.broadcast()
-            replayLock.unlock()
+    }
+
+    /// Same method, action and body, and the same customer however spelt: the id or an alias
+    /// resolve to one customer (looked up only when the spellings differ).
+    private func sameRequest(_ fingerprint: RequestFingerprint, as entry: IdempotencyTable.Entry) -> Bool {
+        let first = entry.fingerprint
+        guard fingerprint.method == first.method, fingerprint.action == first.action,
+              fingerprint.bodyDigest == first.bodyDigest else { return false }
+        if fingerprint.customer == first.customer || fingerprint.customer == entry.canonical { return true }
+        func canonical(_ spelling: String) -> String { ((try? served.canonicalId(spelling)) ?? nil) ?? spelling }
+        return canonical(fingerprint.customer) == (entry.canonical ?? canonical(first.customer))
+    }
+
+    private func replay(_ entry: IdempotencyTable.Entry) -> HTTPResponse {
+        var answer: HTTPResponse
+        switch entry.stored {
+        case .answer(let first):
+            answer = first
+        case .reference(let status):
+            // Too large to keep: the customer as it is now, with the first answer's status.
+            answer = customer(entry.canonical ?? entry.fingerprint.customer)
+            if answer.status == 200 { answer.status = status }
         }
-        guard answer.status < 500 else { return answer }
-        if replays.count >= Self.replayLimit {
-            replays = replays.filter { now.seconds - $0.value.at.seconds < Self.replayWindow }
-            if replays.count >= Self.replayLimit { replays.removeAll() }
-        }
-        replays[slot] = (answer, now)
+        answer.headers.append(("Idempotent-Replayed", "true"))
         return answer
     }
 }

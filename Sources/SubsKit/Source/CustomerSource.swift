@@ -73,13 +73,16 @@ public struct StatusAnswer: Sendable {
     public var knownEntitlements: Set<String>?
     /// Said on stderr (`subs: note: ...`).
     public var notes: [String]
+    /// Said on stderr (`subs: warning: ...`): parts of an answer left out as malformed.
+    public var warnings: [String]
 
     public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<String>? = nil,
-                notes: [String] = []) {
+                notes: [String] = [], warnings: [String] = []) {
         self.requestDate = requestDate
         self.statuses = statuses
         self.knownEntitlements = knownEntitlements
         self.notes = notes
+        self.warnings = warnings
     }
 }
 
@@ -88,12 +91,15 @@ public struct HistoryAnswer: Sendable {
     public var customerId: String
     public var entries: [HistoryEntry]
     public var notes: [String]
+    public var warnings: [String]
 
-    public init(requestDate: Instant, customerId: String, entries: [HistoryEntry], notes: [String] = []) {
+    public init(requestDate: Instant, customerId: String, entries: [HistoryEntry], notes: [String] = [],
+                warnings: [String] = []) {
         self.requestDate = requestDate
         self.customerId = customerId
         self.entries = entries
         self.notes = notes
+        self.warnings = warnings
     }
 }
 
@@ -103,10 +109,13 @@ public struct ChangeAnswer: Sendable {
     /// after the write (nil: no source of it left).
     public var customers: [(change: ChangedCustomer, status: EntitlementInfo?)]
     public var notes: [String]
+    public var warnings: [String]
 
-    public init(requestDate: Instant, customers: [(change: ChangedCustomer, status: EntitlementInfo?)], notes: [String] = []) {
+    public init(requestDate: Instant, customers: [(change: ChangedCustomer, status: EntitlementInfo?)], notes: [String] = [],
+                warnings: [String] = []) {
         self.requestDate = requestDate
         self.customers = customers
         self.notes = notes
+        self.warnings = warnings
     }
 }

@@ -1,6 +1,8 @@
-// The answer of IAPHUB's "get user" (`GET /v1/app/{appId}/user/{userId}`), read strictly: the
-// products subs maps to entitlements, or an IAPHUBAnswerError naming the JSON path that is not
-// what the API defines (the CLI says it and exits 76). Wire facts: shared/reference/iaphub-api.md.
+// The answer of IAPHUB's "get user" (`GET /v1/app/{appId}/user/{userId}`): the products subs maps
+// to entitlements. A body that is not a user (not JSON, no `activeProducts` array, or not one
+// readable product in it) is an IAPHUBAnswerError naming the JSON path (the CLI exits 76); one
+// malformed product is left out and listed in `problems`, as IAPHUB's own SDKs skip an item they
+// cannot parse, so it never hides the others. Wire facts: shared/reference/iaphub-api.md.
 
 import SubsJSON
 
@@ -10,7 +12,9 @@ import SubsJSON
 public struct IAPHUBProduct: Equatable, Sendable {
     /// IAPHUB's product id (`id`), which `subscriptionRenewalProduct` refers to.
     public var id: String?
-    public var sku: String
+    /// The store's product id on the platform asked for (`platform`): absent for a product
+    /// that has none there (bought on another platform) and for some promotional products.
+    public var sku: String?
     /// `consumable`, `non_consumable`, `subscription`, `renewable_subscription`, or what a newer
     /// API version sends.
     public var type: String
@@ -29,7 +33,7 @@ public struct IAPHUBProduct: Equatable, Sendable {
     public var subscriptionRenewalProduct: String?
     public var subscriptionRenewalProductSku: String?
 
-    public init(id: String? = nil, sku: String, type: String, platform: String? = nil, purchaseDate: Instant? = nil,
+    public init(id: String? = nil, sku: String?, type: String, platform: String? = nil, purchaseDate: Instant? = nil,
                 expirationDate: Instant? = nil, autoResumeDate: Instant? = nil, group: String? = nil,
                 groupName: String? = nil, isSubscriptionRenewable: Bool = false, isFamilyShare: Bool = false,
                 isPromo: Bool = false, promoCode: String? = nil, subscriptionState: String? = nil,
@@ -54,10 +58,14 @@ public struct IAPHUBProduct: Equatable, Sendable {
         self.subscriptionRenewalProductSku = subscriptionRenewalProductSku
     }
 
-    /// The entitlement it becomes: IAPHUB has none, so the group's name, else the sku.
-    public var entitlementId: String {
-        if let name = groupName, !name.isEmpty { return name }
-        return sku
+    /// The entitlement it becomes: IAPHUB has none, so the group's name, else the sku, else (a
+    /// product without a sku on the platform asked for) its group's id, else its product id; nil
+    /// when it has none of them (such a product is malformed).
+    public var entitlementId: String? {
+        for key in [groupName, sku, group, id] {
+            if let key, !key.isEmpty { return key }
+        }
+        return nil
     }
 }
 
@@ -66,10 +74,13 @@ public struct IAPHUBProduct: Equatable, Sendable {
 public struct IAPHUBAnswer: Equatable, Sendable {
     public var activeProducts: [IAPHUBProduct]
     public var productsForSale: [IAPHUBProduct]
+    /// Each malformed element of `activeProducts`, with its path: left out of the answer.
+    public var problems: [IAPHUBAnswerError]
 
-    public init(activeProducts: [IAPHUBProduct], productsForSale: [IAPHUBProduct] = []) {
+    public init(activeProducts: [IAPHUBProduct], productsForSale: [IAPHUBProduct] = [], problems: [IAPHUBAnswerError] = []) {
         self.activeProducts = activeProducts
         self.productsForSale = productsForSale
+        self.problems = problems
     }
 
     /// Reads the body of a 200 answer. Throws IAPHUBAnswerError only.
@@ -86,18 +97,29 @@ public struct IAPHUBAnswer: Equatable, Sendable {
         guard let active = user["activeProducts"] else {
             throw IAPHUBAnswerError(path: "activeProducts", message: "missing (IAPHUB always sends it for a user)")
         }
-        let activeProducts = try products(active, path: "activeProducts", required: true)
+        let (activeProducts, problems) = try products(active, path: "activeProducts", required: true)
+        // Not one product can be read: nothing of the user can be told.
+        if activeProducts.isEmpty, let first = problems.first { throw first }
         // Only read to find a renewal product's group; a malformed entry there is skipped, not fatal.
-        let forSale = (try? products(user["productsForSale"] ?? .null, path: "productsForSale", required: false)) ?? []
-        return IAPHUBAnswer(activeProducts: activeProducts, productsForSale: forSale)
+        let forSale = (try? products(user["productsForSale"] ?? .null, path: "productsForSale", required: false))?.products ?? []
+        return IAPHUBAnswer(activeProducts: activeProducts, productsForSale: forSale, problems: problems)
     }
 
-    private static func products(_ value: JSONValue, path: String, required: Bool) throws -> [IAPHUBProduct] {
-        if case .null = value, !required { return [] }
+    /// The readable products of a list, and the others' problems.
+    private static func products(_ value: JSONValue, path: String,
+                                 required: Bool) throws -> (products: [IAPHUBProduct], problems: [IAPHUBAnswerError]) {
+        if case .null = value, !required { return ([], []) }
         guard let items = value.arrayValue else {
             throw IAPHUBAnswerError(path: path, message: "expected an array, found \(value.typeName)")
         }
-        return try items.enumerated().map { index, item in try product(item, path: "\(path)[\(index)]") }
+        var read: [IAPHUBProduct] = []
+        var problems: [IAPHUBAnswerError] = []
+        for (index, item) in items.enumerated() {
+            do { read.append(try product(item, path: "\(path)[\(index)]")) } catch let problem as IAPHUBAnswerError {
+                problems.append(problem)
+            }
+        }
+        return (read, problems)
     }
 
     private static func product(_ value: JSONValue, path: String) throws -> IAPHUBProduct {
@@ -105,14 +127,11 @@ public struct IAPHUBAnswer: Equatable, Sendable {
             throw IAPHUBAnswerError(path: path, message: "expected an object, found \(value.typeName)")
         }
         let fields = Fields(object: object, path: path)
-        guard let sku = try fields.string("sku"), !sku.isEmpty else {
-            throw IAPHUBAnswerError(path: path + ".sku", message: "required (a non-empty string)")
-        }
         guard let type = try fields.string("type"), !type.isEmpty else {
             throw IAPHUBAnswerError(path: path + ".type", message: "required (a non-empty string)")
         }
-        return IAPHUBProduct(
-            id: try fields.string("id"), sku: sku, type: type, platform: try fields.string("platform"),
+        let product = IAPHUBProduct(
+            id: try fields.string("id"), sku: try fields.string("sku").flatMap { $0.isEmpty ? nil : $0 }, type: type, platform: try fields.string("platform"),
             purchaseDate: try fields.date("purchaseDate"), expirationDate: try fields.date("expirationDate"),
             autoResumeDate: try fields.date("autoResumeDate"), group: try fields.string("group"),
             groupName: try fields.string("groupName"),
@@ -122,6 +141,10 @@ public struct IAPHUBAnswer: Equatable, Sendable {
             subscriptionPeriodType: try fields.string("subscriptionPeriodType"),
             subscriptionRenewalProduct: try fields.string("subscriptionRenewalProduct"),
             subscriptionRenewalProductSku: try fields.string("subscriptionRenewalProductSku"))
+        guard product.entitlementId != nil else {
+            throw IAPHUBAnswerError(path: path, message: "no groupName, sku, group or id to tell which entitlement it is")
+        }
+        return product
     }
 
     /// Typed reads of optional fields: absent or null is nil (false), any other type an error.

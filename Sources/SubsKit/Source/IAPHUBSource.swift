@@ -1,6 +1,7 @@
 // Provider `iaphub` (SPEC section 6): a user's active products from IAPHUB's server API, each
-// mapped to one entitlement keyed by its group name (else its sku). IAPHUB keeps no history,
-// no renewal counts and no manual grants: those are "not offered" (exit 69).
+// mapped to one entitlement keyed by its group name (else its sku, else its group's id or its
+// product id). IAPHUB keeps no history, no renewal counts and no manual grants: those are "not
+// offered" (exit 69).
 
 import SubsJSON
 
@@ -9,17 +10,36 @@ public struct IAPHUBSource: CustomerSource {
     public let cachePolicy: CachePolicy
     /// The `environment` query value (`production` unless SUBS_IAPHUB_ENVIRONMENT says otherwise).
     public let environment: String
+    /// The `platform` query value: which store's sku IAPHUB puts in each product (it does not
+    /// filter them). `--iaphub-platform`, SUBS_IAPHUB_PLATFORM, config `iaphub-platform`.
+    public let platform: String
     public let clock: any Clock
+
+    /// The platforms IAPHUB's `platform` parameter takes, and the one asked when none is set.
+    public static let platforms = ["ios", "android"]
+    public static let defaultPlatform = "ios"
 
     /// IAPHUB answers 429 beyond 5 requests a second per endpoint.
     public static let requestsPerSecond = 5
     /// Said when `--provider iaphub` comes without `--remote` (IAPHUB has no URL without an app id).
     public static let remoteRequired = "provider iaphub needs --remote https://api.iaphub.com/v1/app/APP_ID (the URL names your IAPHUB app)"
+    /// What the base URL looks like (said when a 404 shows it is not IAPHUB's API).
+    static let expectedBaseURL = "name your app, as in https://api.iaphub.com/v1/app/APP_ID"
 
-    public init(client: RemoteClient, cachePolicy: CachePolicy, environment: String?, clock: any Clock) {
+    /// IAPHUB's error answers are JSON objects naming the error: `{"error": "user_not_found"}`
+    /// (a string, as IAPHUB's SDKs read it) or `{"code": …}`. A 404 with anything else (a page,
+    /// an empty body, another API's JSON) did not come from IAPHUB's API.
+    static func isOwnError(_ answer: RemoteAnswer) -> Bool {
+        guard let body = answer.jsonObject else { return false }
+        return body["error"]?.stringValue != nil || body["code"]?.stringValue != nil
+    }
+
+    public init(client: RemoteClient, cachePolicy: CachePolicy, environment: String?, platform: String? = nil,
+                clock: any Clock) {
         self.client = client
         self.cachePolicy = cachePolicy
         self.environment = environment.flatMap { $0.isEmpty ? nil : $0 } ?? "production"
+        self.platform = platform.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPlatform
         self.clock = clock
     }
 
@@ -44,32 +64,43 @@ public struct IAPHUBSource: CustomerSource {
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         var statuses: [CustomerStatus?] = []
         var notes: [String] = []
+        var warnings: [String] = []
         var lastDate: Instant?
         for id in ids {
             let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
-            let answer = try client.get(path, cachePolicy: cachePolicy)
+                + "&platform=" + RemoteURL.segment(platform)
+            let answer = try client.get(path, customer: id, cachePolicy: cachePolicy)
             notes += answer.warnings
             switch answer.response.status {
             case 200: break
-            case 404: statuses.append(nil); continue
+            case 404:
+                guard Self.isOwnError(answer) else {
+                    throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
+                }
+                statuses.append(nil); continue
             default: throw answer.unexpectedStatusError()
             }
             let user: IAPHUBAnswer
             do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
                 throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
             }
-            // IAPHUB's body carries no clock: its Date header is the server's.
-            let served = answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+            warnings += user.problems.map { $0.leftOut(of: "IAPHUB user '\(id)'") }
+            // IAPHUB's body carries no clock: its Date header is the server's. A cached answer is
+            // judged at the local clock instead (SPEC section 6).
+            let fromCache = answer.cacheAge != nil
+            let served = fromCache ? clock.now() : answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
             lastDate = served
             let at = t ?? served
-            statuses.append(CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: at,
-                                           entitlements: IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)))
+            var entitlements = IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)
+            if fromCache && t == nil { entitlements = entitlements.map { $0.judgedFromCache(at: served) } }
+            statuses.append(CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: at, projected: t != nil,
+                                           entitlements: entitlements))
         }
         let requestDate = t ?? lastDate ?? clock.now()
         if let t, !ids.isEmpty {
             notes.append("IAPHUB keeps no history: the status at \(ISODate.format(t)) is IAPHUB's current answer projected to that date")
         }
-        return StatusAnswer(requestDate: requestDate, statuses: statuses, notes: notes)
+        return StatusAnswer(requestDate: requestDate, statuses: statuses, notes: notes, warnings: warnings)
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -95,14 +126,15 @@ extension IAPHUBSource {
     public static func entitlements(_ answer: IAPHUBAnswer, environment: String, projectedTo t: Instant? = nil) -> [EntitlementInfo] {
         var chosen: [String: IAPHUBProduct] = [:]
         for product in answer.activeProducts where product.type != "consumable" {
-            let key = product.entitlementId
+            // The decoder keeps only products with a key.
+            guard let key = product.entitlementId else { continue }
             // Two products of one key: the later expiration (none = latest) describes it.
             if let held = chosen[key], !expiresLater(product, than: held) { continue }
             chosen[key] = product
         }
         return chosen.sorted { $0.key < $1.key }.map { key, product in
             var info = entitlement(key, product, answer: answer, environment: environment)
-            if let t { project(&info, to: t) }
+            if let t { Projection.apply(&info, at: t) }
             return info
         }
     }
@@ -170,16 +202,19 @@ extension IAPHUBSource {
         let known = answer.productsForSale + answer.activeProducts
         let renewal = p.subscriptionRenewalProduct.flatMap { id in known.first { $0.id == id } }
             ?? known.first { $0.sku == sku }
-        if let renewal { return renewal.entitlementId }
+        if let renewal, let key = renewal.entitlementId { return key }
         if let name = p.groupName, !name.isEmpty { return name }
         return sku
     }
 
-    private static func periodType(_ value: String?) -> PeriodType {
+    /// `subscriptionPeriodType`: normal, trial, intro; absent (IAPHUB sends it for subscriptions
+    /// only) → normal; a value this version does not know → unknown, never a guess.
+    static func periodType(_ value: String?) -> PeriodType {
         switch value {
+        case nil, "normal": return .normal
         case "trial": return .trial
         case "intro": return .intro
-        default: return .normal
+        default: return .unknown
         }
     }
 
@@ -190,17 +225,5 @@ extension IAPHUBSource {
         case "stripe": return .stripe
         default: return .unknown
         }
-    }
-
-    /// `--at`: access the answer grants now (active, grace) holds from the purchase date until
-    /// the expiration date; outside it the entitlement is expired. Other states are kept.
-    static func project(_ info: inout EntitlementInfo, to t: Instant) {
-        guard info.state == .active || info.state == .gracePeriod else { return }
-        let started = info.lastPurchaseDate.map { $0 <= t } ?? true
-        let notEnded = info.expirationDate.map { t < $0 } ?? true
-        guard !(started && notEnded) else { return }
-        info.isActive = false
-        info.state = .expired
-        info.willRenew = false
     }
 }

@@ -24,7 +24,7 @@ public struct QonversionEntitlement: Equatable, Sendable {
     public struct Subscription: Equatable, Sendable {
         /// `current_period_type` (normal, trial, intro; absent → normal; else unknown).
         public var periodType: PeriodType
-        /// `renew_state` (will_renew, canceled, billing_issue; anything else → unknown).
+        /// `renew_state` (will_renew, canceled, billing_issue, non_renewable; anything else → unknown).
         public var renewState: RenewState
     }
 
@@ -40,7 +40,8 @@ public struct QonversionEntitlement: Equatable, Sendable {
     }
 
     /// The entitlement as subs shows it. `projectedTo`: `--at` T, where v3 only knows the current
-    /// record — isActive is then `started ≤ T < expires` (no expiry: from `started` on).
+    /// record — isActive is then `started ≤ T < expires` (no expiry: from `started` on), and the
+    /// rule every vendor's projection keeps (Projection) applies.
     public func info(projectedTo t: Instant? = nil) -> EntitlementInfo {
         let manual = source == .manual
         let renewState: RenewState = manual ? .nonRenewable : subscription?.renewState ?? .nonRenewable
@@ -54,7 +55,7 @@ public struct QonversionEntitlement: Equatable, Sendable {
         // A grant reads as a grant; anything that renews or ends as a subscription; the rest
         // (no subscription, no expiry) as a one-time purchase.
         let kind: SourceKind = manual ? .grant : (subscription != nil || expires != nil) ? .chain : .purchase
-        return EntitlementInfo(
+        var info = EntitlementInfo(
             id: id, isActive: isActive, state: state, renewState: renewState, willRenew: renewState == .willRenew,
             periodType: manual ? .promotional : subscription?.periodType ?? .normal, source: source,
             grantType: manual ? .manual : .purchase, productId: productId, startedDate: started,
@@ -62,7 +63,17 @@ public struct QonversionEntitlement: Equatable, Sendable {
             gracePeriodExpirationDate: nil, billingIssueDetectedAt: nil, autoRenewDisableDate: nil,
             autoResumeDate: nil, renewalProductId: nil, renewsCount: nil, isSandbox: false,
             lastActivatedOfferCode: nil, grantId: nil, transactions: [], sourceKind: kind)
+        if let t { Projection.apply(&info, at: t) }
+        return info
     }
+}
+
+/// A user's entitlements as v3 answered them, and the elements left out as malformed.
+public struct QonversionEntitlementList: Equatable, Sendable {
+    public var entitlements: [QonversionEntitlement]
+    /// Each malformed element of `data`, with its path (`data[2].expires`): left out, never
+    /// hiding the others.
+    public var problems: [QonversionDecodeError]
 }
 
 /// Decoders of v3's answers. Each throws only QonversionDecodeError.
@@ -76,17 +87,24 @@ public enum QonversionWire {
         return id
     }
 
-    /// `GET /users/{user_id}/entitlements` → `{"data": [ENTITLEMENT, ...]}`.
-    public static func entitlements(_ bytes: [UInt8]) throws(QonversionDecodeError) -> [QonversionEntitlement] {
+    /// `GET /users/{user_id}/entitlements` → `{"data": [ENTITLEMENT, ...]}`. A malformed element
+    /// is left out (and listed); the answer is an error when it is not that shape, or when not one
+    /// of its elements can be read.
+    public static func entitlements(_ bytes: [UInt8]) throws(QonversionDecodeError) -> QonversionEntitlementList {
         let body = try object(parse(bytes), at: "")
         guard case .array(let list)? = body["data"] else {
             throw QonversionDecodeError(path: "data", message: body["data"].map { "expected array, found \($0.typeName)" } ?? "missing")
         }
-        var out: [QonversionEntitlement] = []
-        out.reserveCapacity(list.count)
+        var out = QonversionEntitlementList(entitlements: [], problems: [])
+        out.entitlements.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
-            out.append(try entitlement(element, at: JSONPath.index("data", i)))
+            do {
+                out.entitlements.append(try entitlement(element, at: JSONPath.index("data", i)))
+            } catch {
+                out.problems.append(error)
+            }
         }
+        if out.entitlements.isEmpty, let first = out.problems.first { throw first }
         return out
     }
 
@@ -139,6 +157,7 @@ public enum QonversionWire {
                 case "will_renew": renew = .willRenew
                 case "canceled": renew = .canceled
                 case "billing_issue": renew = .billingIssue
+                case "non_renewable": renew = .nonRenewable
                 default: renew = .unknown
                 }
                 e.subscription = .init(periodType: period, renewState: renew)

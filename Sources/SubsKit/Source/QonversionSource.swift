@@ -12,6 +12,8 @@ public struct QonversionSource: CustomerSource {
     public let cachePolicy: CachePolicy
     public let clock: any Clock
     private let warnings = WarningList()
+    /// Elements of an answer left out as malformed, said as warnings (not notes).
+    private let leftOut = WarningList()
 
     public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
         self.client = client
@@ -41,16 +43,20 @@ public struct QonversionSource: CustomerSource {
             var status: CustomerStatus?
             if let user = try resolve(id, cachePolicy: cachePolicy), let answer = try entitlements(of: user.userId, cachePolicy: cachePolicy) {
                 firstDate = firstDate ?? answer.requestDate
+                var described = Self.describe(answer.list, projectedTo: t)
+                // A cached answer's `active` is as of its fetch: judged again at the local clock.
+                if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
                 status = CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
-                                        requestedId: id, requestDate: t ?? answer.requestDate,
-                                        entitlements: Self.describe(answer.list, projectedTo: t))
+                                        requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
+                                        entitlements: described)
             }
             seen[id] = status
             statuses.append(status)
         }
         var notes = warnings.take()
         if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes)
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes,
+                            warnings: leftOut.take())
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -91,24 +97,33 @@ public struct QonversionSource: CustomerSource {
         if id.hasPrefix("QON_") { return (id, nil) }
         // An empty segment would ask for /identities/ itself.
         if id.isEmpty { return nil }
-        let answer = try client.get("/identities/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+        let answer = try client.get("/identities/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy)
         warnings.add(answer.warnings)
         switch answer.response.status {
         case 200:
             let userId = try decoded(answer) { try QonversionWire.userId(fromIdentity: $0) }
             return (userId, userId)
-        case 404: return nil
+        case 404:
+            try requireOwnNotFound(answer)
+            return nil
         default: throw failure(answer)
         }
     }
 
-    /// The user's entitlements and the server's clock (HTTP `Date`, else ours); nil for an unknown user.
-    func entitlements(of userId: String, cachePolicy: CachePolicy) throws -> (list: [QonversionEntitlement], requestDate: Instant)? {
-        let answer = try client.get(entitlementsPath(userId), cachePolicy: cachePolicy)
+    /// The user's entitlements and the server's clock (HTTP `Date`, else ours; the local clock
+    /// for a cached answer); nil for an unknown user.
+    func entitlements(of userId: String, cachePolicy: CachePolicy) throws
+        -> (list: [QonversionEntitlement], requestDate: Instant, fromCache: Bool)? {
+        let answer = try client.get(entitlementsPath(userId), customer: userId, cachePolicy: cachePolicy)
         warnings.add(answer.warnings)
         switch answer.response.status {
-        case 200: return (try decoded(answer) { try QonversionWire.entitlements($0) }, requestDate(answer))
-        case 404: return nil
+        case 200:
+            let decoded = try decoded(answer) { try QonversionWire.entitlements($0) }
+            leftOut.add(decoded.problems.map { $0.leftOut(of: "Qonversion user '\(userId)'") })
+            return (decoded.entitlements, requestDate(answer), answer.cacheAge != nil)
+        case 404:
+            try requireOwnNotFound(answer)
+            return nil
         default: throw failure(answer)
         }
     }
@@ -138,7 +153,10 @@ public struct QonversionSource: CustomerSource {
             let body = JSONValue.object(JSONObject([("id", .string(entitlement)), ("expires", .number(String(expiration.seconds)))]))
             let answer = try write { try client.send("POST", userPath, body: Array(JSONWriter.compact(body).utf8)) }
             guard (200..<300).contains(answer.response.status) else {
-                if answer.response.status == 404 { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+                if answer.response.status == 404 {
+                    try requireOwnNotFound(answer)
+                    throw QonversionError.userNotFound(id: String(id.prefix(80)))
+                }
                 throw failure(answer)
             }
             let granted = try decoded(answer) { try QonversionWire.entitlement($0) }
@@ -157,7 +175,9 @@ public struct QonversionSource: CustomerSource {
             let answer = try write { try client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
             switch answer.response.status {
             case 200..<300: break
-            case 404: throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id])
+            case 404:
+                try requireOwnNotFound(answer)
+                throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id])
             default: throw failure(answer)
             }
             let revoked = before.list.filter { $0.id == entitlement && $0.source == .manual }.map {
@@ -179,7 +199,7 @@ public struct QonversionSource: CustomerSource {
         }
         if let t { notes.append(Self.projectionNote(t)) }
         return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)],
-                            notes: warnings.take() + notes)
+                            notes: warnings.take() + notes, warnings: leftOut.take())
     }
 
     private func record(_ id: String, _ user: (userId: String, alias: String?)) -> CustomerRecord {
@@ -200,7 +220,23 @@ public struct QonversionSource: CustomerSource {
     }
 
     private func requestDate(_ answer: RemoteAnswer) -> Instant {
-        answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+        // A cached answer's Date is when it was fetched; it is judged at the local clock.
+        guard answer.cacheAge == nil else { return clock.now() }
+        return answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+    }
+
+    /// What the base URL looks like (said when a 404 shows it is not Qonversion's API).
+    static let expectedBaseURL = "end in /v3, as in \(defaultBaseURL)"
+
+    /// A 404 is Qonversion's own "not found" only with its error JSON (`{"error": {…}}`);
+    /// a page or an empty body comes from somewhere that is not Qonversion's API.
+    private func requireOwnNotFound(_ answer: RemoteAnswer) throws {
+        guard answer.jsonObject?["error"]?.objectValue == nil else { return }
+        throw wrongBaseURL(answer)
+    }
+
+    private func wrongBaseURL(_ answer: RemoteAnswer) -> WrongBaseURL {
+        WrongBaseURL(url: answer.url, why: "and a body that is not Qonversion's error JSON", expected: Self.expectedBaseURL)
     }
 
     private func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {
@@ -219,7 +255,8 @@ public struct QonversionSource: CustomerSource {
         words = String(words.prefix(300))
         switch status {
         case 400, 422: return QonversionError.refused(url: answer.url, status: status, message: words)
-        case 404: return RemoteError.notFound(url: answer.url)
+        case 404:
+            return answer.jsonObject?["error"]?.objectValue == nil ? wrongBaseURL(answer) : RemoteError.notFound(url: answer.url)
         default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(status): \(words)")
         }
     }

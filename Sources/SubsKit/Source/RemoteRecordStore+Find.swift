@@ -8,11 +8,13 @@ extension RemoteRecordStore {
     public func find(_ query: FindQuery) throws -> FoundRecords {
         var perTerm: [[(id: String, kind: MatchKind)]] = []
         for term in query.terms {
-            var target = "/v1/customers?search=" + RemoteURL.segment(term)
+            // The API's paths start with /v1; a base URL given with it already has it.
+            var target = (client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1") + "/customers?search=" + RemoteURL.segment(term)
             for key in query.attributes { target += "&attribute=" + RemoteURL.segment(key) }
-            let answer = try client.get(target, cachePolicy: cachePolicy)
+            let answer = try client.get(target, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
             warnings.add(answer.warnings)
-            guard answer.response.status == 200 else { throw answer.unexpectedStatusError() }
+            // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
+            guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
             guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
                 throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
             }

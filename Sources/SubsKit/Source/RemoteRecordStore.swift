@@ -16,42 +16,61 @@ public struct RemoteRecordStore: RecordStore {
         self.cachePolicy = cachePolicy
     }
 
+    /// What the base URL of `subs serve` looks like (said when a 404 shows it is not one).
+    public static let expectedBaseURL = "be the address of subs serve, as in http://127.0.0.1:8787 (with or without /v1)"
+
+    /// The API's paths start with /v1; a base URL given with it (`http://host:8787/v1`) already has it.
+    private var v1: String {
+        client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1"
+    }
+
     public func lookup(_ ids: [String]) throws -> CustomerLookup {
         var catalog = Catalog([])
         var records: [CustomerRecord?] = []
         var requestDate: Instant?
+        var fromCache = false
         for id in ids {
-            let answer = try client.get("/v1/customers/" + RemoteURL.segment(id), cachePolicy: cachePolicy)
+            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy,
+                                        refusal: SubsAPIError.refusal)
             warnings.add(answer.warnings)
-            if answer.response.status == 404 { records.append(nil); continue }
-            guard answer.response.status == 200 else { throw answer.unexpectedStatusError() }
+            switch answer.response.status {
+            case 200: break
+            case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": records.append(nil); continue
+            default: throw SubsAPIError.failure(answer)
+            }
             let decoded = try decode(answer)
             catalog = decoded.catalog
             records.append(decoded.record)
             requestDate = decoded.requestDate
+            if answer.cacheAge != nil { fromCache = true }
         }
         if ids.isEmpty {
             throw NotOffered("the subs REST API answers customers, not the catalog alone")
         }
-        return CustomerLookup(catalog: catalog, records: records, requestDate: requestDate)
+        // A cached record is judged at the local clock (nil: the caller's), not at the date it
+        // was fetched: access that ended since is over.
+        return CustomerLookup(catalog: catalog, records: records, requestDate: fromCache ? nil : requestDate)
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
-        guard !dryRun else { throw NotOffered("the subs REST API has no dry run") }
+        guard !dryRun else {
+            throw NotOffered("the subs REST API has no dry run: nothing was sent (run the dry run against the store itself)")
+        }
         guard ids.count == 1, let id = ids.first else {
             throw NotOffered("the subs REST API changes one customer per request (a batch could not be all or nothing)")
         }
         let path: String
         var body: [(String, JSONValue)]
         switch change {
-        case .grant(let entitlement, let expiration, let reason, let actor, _):
-            path = "/v1/customers/\(RemoteURL.segment(id))/grants"
+        case .grant(let entitlement, let expiration, let reason, let actor, let create):
+            path = "\(v1)/customers/\(RemoteURL.segment(id))/grants"
             body = [("entitlement", .string(entitlement)),
                     ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null)]
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("grantedBy", .string(actor))) }
+            if create { body.append(("create", .bool(true))) }
         case .revoke(let entitlement, let reason, let actor):
-            path = "/v1/customers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))/revoke"
+            path = "\(v1)/customers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))/revoke"
             body = []
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("revokedBy", .string(actor))) }
@@ -59,28 +78,18 @@ public struct RemoteRecordStore: RecordStore {
         // The key makes a retried POST safe: the server answers a repeat without writing again.
         let key = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
         let answer = try client.send("POST", path, headers: [(name: "Idempotency-Key", value: key)],
-                                     body: Array(JSONWriter.compact(.object(JSONObject(body))).utf8))
-        switch answer.response.status {
-        case 200, 201:
-            let decoded = try decode(answer)
-            guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
-            let grants: [Grant]
-            if case .grant = change { grants = record.grants.suffix(1) } else {
-                grants = record.grants.filter { $0.entitlement == change.entitlement && $0.revokedAt == decoded.requestDate }
-            }
-            return ChangeResult(catalog: decoded.catalog,
-                                customers: [ChangedCustomer(record: record, grants: grants, created: false)])
-        case 404:
-            let code = errorCode(answer)
-            switch code {
-            case "customer_not_found": throw ChangeError.customersNotFound([id])
-            case "grant_not_found": throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: [id])
-            case "entitlement_not_found": throw ChangeError.unknownEntitlement(change.entitlement, suggestion: nil)
-            default: throw answer.unexpectedStatusError()
-            }
-        default:
-            throw protocolError(answer, "unexpected HTTP status \(answer.response.status)")
+                                     body: Array(JSONWriter.compact(.object(JSONObject(body))).utf8),
+                                     refusal: SubsAPIError.refusal)
+        guard answer.response.status == 200 || answer.response.status == 201 else { throw SubsAPIError.failure(answer) }
+        let decoded = try decode(answer)
+        guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
+        let grants: [Grant]
+        if case .grant = change { grants = record.grants.suffix(1) } else {
+            grants = record.grants.filter { $0.entitlement == change.entitlement && $0.revokedAt == decoded.requestDate }
         }
+        let created = answer.response.header(SubsAPI.createdHeader) == "true"
+        return ChangeResult(catalog: decoded.catalog,
+                            customers: [ChangedCustomer(record: record, grants: grants, created: created)])
     }
 
     public func takeNotes() -> [String] { warnings.take() }
@@ -110,11 +119,6 @@ public struct RemoteRecordStore: RecordStore {
             throw protocolError(answer, decoder.problems.first.map { "\($0.path): \($0.message)" } ?? "invalid customer")
         }
         return (record, catalog, requestDate)
-    }
-
-    private func errorCode(_ answer: RemoteAnswer) -> String? {
-        guard case .string(let code)? = (try? JSON.parse(answer.response.body))?["error"]?["code"] else { return nil }
-        return code
     }
 
     private func protocolError(_ answer: RemoteAnswer, _ reason: String) -> RemoteError {

@@ -7,19 +7,24 @@ public enum RevenueCatMapping {
     /// unknown app user ids): nothing bought or granted, and first seen within 60 s of the
     /// request (or the API said 201 Created).
     public static func isCreatedEmpty(_ s: RevenueCatSubscriber, httpStatus: Int) -> Bool {
-        guard s.isEmpty else { return false }
+        // Something malformed was left out: the subscriber had something, so it was not just created.
+        guard s.isEmpty, s.problems.isEmpty else { return false }
         if httpStatus == 201 { return true }
         guard let first = s.firstSeen else { return false }
         return abs(first.seconds - s.requestDate.seconds) <= 60
     }
 
-    /// The customer's status at `t`: every entitlement of the answer, sorted by id.
-    public static func status(_ s: RevenueCatSubscriber, requestedId: String, at t: Instant) -> CustomerStatus {
+    /// The customer's status at `t`: every entitlement of the answer, sorted by id. `projected`:
+    /// `t` is `--at`, not the answer's request date, and the record is projected to it.
+    public static func status(_ s: RevenueCatSubscriber, requestedId: String, at t: Instant,
+                              projected: Bool = false) -> CustomerStatus {
         let id = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? requestedId
         let record = CustomerRecord(id: id, aliases: id == requestedId ? [] : [requestedId], firstSeen: s.firstSeen,
                                     attributes: s.attributes)
         let entitlements = s.entitlements.map { entitlement($0, of: s, at: t) }.sorted { $0.id < $1.id }
-        return CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+        if projected { Projection.apply(&status, at: t) }
+        return status
     }
 
     /// The record's source of an entitlement: its product's subscription, else the latest
@@ -67,26 +72,25 @@ public enum RevenueCatMapping {
         else if let resume = sub?.autoResumeDate, resume > t { state = .paused }
         else { state = .expired }
 
+        let periodType: PeriodType
+        if promotional { periodType = .promotional }
+        else if sub == nil { periodType = .normal }   // a one-time purchase has no period
+        else { periodType = Self.periodType(sub?.periodType) }
+
+        // A Google Play prepaid plan never renews by itself (RevenueCat's SDKs: willRenew false for
+        // period_type prepaid): nonRenewable unless the store reported an issue or a cancellation.
         let renewState: RenewState
         if purchase != nil || promotional { renewState = .nonRenewable }
         else if sub == nil { renewState = e.expiresDate == nil ? .nonRenewable : .unknown }
         else if sub?.billingIssuesDetectedAt != nil { renewState = .billingIssue }
         else if sub?.unsubscribeDetectedAt != nil { renewState = .canceled }
+        else if periodType == .prepaid { renewState = .nonRenewable }
         else if isActive { renewState = .willRenew }
         else { renewState = .unknown }
         // A scheduled pause stops the entitlement at the end of this period.
         let pauseAhead = sub?.autoResumeDate.map { $0 > t } ?? false
         let willRenew = renewState == .willRenew && !pauseAhead
 
-        let periodType: PeriodType
-        if promotional { periodType = .promotional }
-        else {
-            switch sub?.periodType {
-            case "trial": periodType = .trial
-            case "intro": periodType = .intro
-            default: periodType = .normal   // normal, prepaid, absent, or a value this version does not know
-            }
-        }
         let grantType: GrantType = promotional ? .manual : sub?.ownershipType == "FAMILY_SHARED" ? .familySharing : .purchase
         let kind: SourceKind
         switch source {
@@ -94,17 +98,31 @@ public enum RevenueCatMapping {
         case .purchase: kind = .purchase
         case .unknown: kind = e.expiresDate == nil ? .purchase : .chain
         }
-        let started = sub?.originalPurchaseDate ?? purchase?.purchaseDate
+        // The first purchase, which a restore or a renewal does not move; a one-time purchase
+        // without original_purchase_date started at its purchase_date.
+        let started = sub?.originalPurchaseDate ?? purchase.flatMap { $0.originalPurchaseDate ?? $0.purchaseDate }
 
         return EntitlementInfo(
             id: e.id, isActive: isActive, state: state, renewState: renewState, willRenew: willRenew,
             periodType: periodType, source: entitlementSource(store), grantType: grantType,
             productId: e.productIdentifier, startedDate: started, trialStartDate: nil, firstPurchaseDate: started,
-            lastPurchaseDate: e.purchaseDate, expirationDate: e.expiresDate, gracePeriodExpirationDate: grace,
+            lastPurchaseDate: purchase?.purchaseDate ?? e.purchaseDate ?? sub?.purchaseDate, expirationDate: e.expiresDate, gracePeriodExpirationDate: grace,
             billingIssueDetectedAt: sub?.billingIssuesDetectedAt, autoRenewDisableDate: sub?.unsubscribeDetectedAt,
             autoResumeDate: sub?.autoResumeDate, renewalProductId: nil, renewsCount: nil,
             isSandbox: sub?.isSandbox ?? purchase?.isSandbox ?? false, lastActivatedOfferCode: nil, grantId: nil,
             transactions: [], sourceKind: kind, revokedAt: revoked ? sub?.refundedAt : nil)
+    }
+
+    /// `period_type`: normal, trial, intro, prepaid (Google Play); absent → normal; a value this
+    /// version does not know → unknown, never a guess.
+    public static func periodType(_ value: String?) -> PeriodType {
+        switch value {
+        case nil, "normal": return .normal
+        case "trial": return .trial
+        case "intro": return .intro
+        case "prepaid": return .prepaid
+        default: return .unknown
+        }
     }
 
     /// `store` → `source`: app_store/mac_app_store → appstore, play_store → playstore, stripe,

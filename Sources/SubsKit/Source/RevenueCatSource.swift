@@ -76,26 +76,39 @@ public struct RevenueCatSource: CustomerSource {
         var createdEmpty: Bool
     }
 
-    /// The subscriber of `id`; nil on 404. Warnings of the answer (cache age) go to `notes`.
-    func fetch(_ id: String, policy: CachePolicy, notes: inout [String]) throws -> Fetched? {
-        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), cachePolicy: policy)
+    /// What the base URL looks like (said when a 404 shows it is not RevenueCat's API).
+    static let expectedBaseURL = "end in /v1, as in \(defaultBaseURL)"
+
+    /// The subscriber of `id`. Warnings of the answer (cache age) go to `notes`, what was left out
+    /// of it as malformed to `warnings`. RevenueCat
+    /// creates an unknown app user on this GET, so a 404 is never a missing customer: the base
+    /// URL is not RevenueCat's API.
+    func fetch(_ id: String, policy: CachePolicy, notes: inout [String], warnings: inout [String]) throws -> Fetched {
+        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
         notes += answer.warnings
         switch answer.response.status {
         case 200, 201:
-            let s = try Self.decode(answer)
-            return Fetched(subscriber: s, createdEmpty: RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status))
-        case 404: return nil
+            var s = try Self.decode(answer)
+            warnings += Self.leftOut(s, id)
+            let createdEmpty = RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status)
+            // A cached answer is the record as of now, judged at the local clock (SPEC section 6).
+            if answer.cacheAge != nil { s.requestDate = clock.now() }
+            return Fetched(subscriber: s, createdEmpty: createdEmpty)
+        case 404:
+            throw WrongBaseURL(url: answer.url, why: "(RevenueCat's GET /subscribers/{id} never answers 404: it creates unknown app users)",
+                               expected: Self.expectedBaseURL)
         default: throw Self.failure(answer)
         }
     }
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         var notes: [String] = []
+        var warnings: [String] = []
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
         for id in ids {
-            guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { statuses.append(nil); continue }
+            let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
             let s = fetched.subscriber
             if fetched.createdEmpty {
                 notes.append(Self.createdNote(id, s))
@@ -104,15 +117,21 @@ public struct RevenueCatSource: CustomerSource {
             }
             requestDate = requestDate ?? s.requestDate
             if t != nil && projected == nil { projected = s }
-            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate))
+            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil))
         }
         if let t, let s = projected { notes.append(Self.projectionNote(s, to: t)) }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+    }
+
+    /// The warnings for what `s` left out as malformed (one entitlement never hides the others).
+    static func leftOut(_ s: RevenueCatSubscriber, _ id: String) -> [String] {
+        s.problems.map { $0.leftOut(of: "RevenueCat's subscriber '\(id)'") }
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var notes: [String] = []
-        guard let fetched = try fetch(id, policy: cachePolicy, notes: &notes) else { return nil }
+        var warnings: [String] = []
+        let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
         let s = fetched.subscriber
         if fetched.createdEmpty {
             throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
@@ -121,7 +140,7 @@ public struct RevenueCatSource: CustomerSource {
         notes.append(Self.historyNote)
         let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
         return HistoryAnswer(requestDate: at, customerId: customerId,
-                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes)
+                             entries: RevenueCatMapping.history(s, until: until ?? at), notes: notes, warnings: warnings)
     }
 
     static func createdDetail(_ s: RevenueCatSubscriber) -> String {
@@ -149,6 +168,7 @@ public struct RevenueCatSource: CustomerSource {
         // must not come from the cache.
         let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
         var notes: [String] = []
+        var warnings: [String] = []
         let entitlement = change.entitlement
         let path = "/subscribers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))"
         let after: RevenueCatSubscriber
@@ -157,16 +177,16 @@ public struct RevenueCatSource: CustomerSource {
         case .grant(_, let expiration, let reason, _, let createMissing):
             if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
             if !createMissing {
-                let before = try fetch(id, policy: policy, notes: &notes)
-                if let before, before.createdEmpty {
+                let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
+                if before.createdEmpty {
                     throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
                         + "; nothing granted (use --create to grant anyway)")
                 }
-                if before == nil { throw ChangeError.customersNotFound([id]) }
             }
             let body: JSONValue = expiration.map { .object(JSONObject([("end_time_ms", .number(Self.milliseconds($0)))])) }
                 ?? .object(JSONObject([("duration", .string("lifetime"))]))
             after = try post(path + "/promotional", body: body, policy: policy)
+            warnings += Self.leftOut(after, id)
             if reason != nil {
                 notes.append("RevenueCat's API v1 keeps no reason or actor with a grant: --reason was not recorded")
             }
@@ -177,13 +197,14 @@ public struct RevenueCatSource: CustomerSource {
                             entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
                             expirationDate: granted.map { $0.expiresDate } ?? expiration)]
         case .revoke:
-            guard let before = try fetch(id, policy: policy, notes: &notes) else { throw ChangeError.customersNotFound([id]) }
+            let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
             if before.createdEmpty {
                 throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
             }
             let active = RevenueCatMapping.activePromotionals(of: entitlement, in: before.subscriber)
             guard !active.isEmpty else { throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id]) }
             after = try post(path + "/revoke_promotionals", body: nil, policy: policy)
+            warnings += Self.leftOut(after, id)
             grants = active.map { sub in
                 Grant(id: sub.storeTransactionId ?? sub.productId, entitlement: entitlement,
                       grantedAt: sub.purchaseDate ?? sub.originalPurchaseDate ?? before.subscriber.requestDate,
@@ -192,10 +213,10 @@ public struct RevenueCatSource: CustomerSource {
         }
         let at = t ?? after.requestDate
         if let t { notes.append(Self.projectionNote(after, to: t)) }
-        let status = RevenueCatMapping.status(after, requestedId: id, at: at)
+        let status = RevenueCatMapping.status(after, requestedId: id, at: at, projected: t != nil)
         let changed = ChangedCustomer(record: status.record, grants: grants, created: false)
         return ChangeAnswer(requestDate: at, customers: [(change: changed, status: status.entitlements.first { $0.id == entitlement })],
-                            notes: notes)
+                            notes: notes, warnings: warnings)
     }
 
     /// Sends a POST (never retried: v1 takes no Idempotency-Key, and a repeated grant would add
@@ -233,6 +254,10 @@ public struct RevenueCatSource: CustomerSource {
         }
         let message = body?["message"]?.stringValue.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
         switch answer.response.status {
+        // RevenueCat's own 404 carries its error JSON; any other (a page, an empty body) comes
+        // from somewhere that is not RevenueCat's API.
+        case 404 where code == nil && message == nil:
+            return WrongBaseURL(url: answer.url, why: "and a body that is not RevenueCat's error JSON", expected: expectedBaseURL)
         case 404: return RevenueCatError.notFound(url: answer.url, code: code, message: message)
         case 400..<500: return RevenueCatError.rejected(url: answer.url, status: answer.response.status, code: code, message: message)
         default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(answer.response.status)")

@@ -1,7 +1,9 @@
 // RevenueCat's REST API v1 subscriber answer (`GET /subscribers/{id}`, and what grant and revoke
 // answer), decoded defensively: unknown stores, period and ownership types and extra fields are
-// kept or ignored, never an error; a known field of the wrong type, a date that is not ISO 8601,
-// or a missing `request_date`/`subscriber` is a `RevenueCatFormatError` naming the JSON path.
+// kept or ignored, never an error. A body that is not a subscriber at all (not JSON, no
+// `request_date` or `subscriber`, `entitlements` not an object, or not one readable entitlement
+// among several) is a `RevenueCatFormatError` naming the JSON path; one malformed entitlement,
+// subscription or purchase is left out and listed in `problems`, so it never hides the rest.
 // Wire facts: shared/reference/revenuecat-api-v1.yaml (components.schemas.Subscriber).
 
 import SubsJSON
@@ -47,6 +49,9 @@ public struct RevenueCatPurchase: Equatable, Sendable {
     public var productId: String
     public var id: String?
     public var isSandbox: Bool
+    /// The first purchase of this product, which a restore does not move (RevenueCat's SDKs read
+    /// it as the entitlement's originalPurchaseDate); may be absent.
+    public var originalPurchaseDate: Instant? = nil
     public var purchaseDate: Instant?
     public var store: String?
     public var storeTransactionId: String?
@@ -63,6 +68,8 @@ public struct RevenueCatSubscriber: Equatable, Sendable {
     public var subscriptions: [RevenueCatSubscription]
     /// Every purchase of every non-subscription product, in document order.
     public var purchases: [RevenueCatPurchase]
+    /// What was left out of the answer because it was malformed, each with its JSON path.
+    public var problems: [RevenueCatFormatError] = []
 
     /// Nothing bought, subscribed or granted, ever.
     public var isEmpty: Bool { entitlements.isEmpty && subscriptions.isEmpty && purchases.isEmpty }
@@ -115,57 +122,84 @@ extension RevenueCatSubscriber {
         }
         let s = try FieldReader.object(subscriberValue, path: "subscriber")
         let reader = FieldReader(s, path: "subscriber")
+        var problems: [RevenueCatFormatError] = []
+        /// A part of the subscriber read on its own: malformed, it is left out and listed.
+        func part<T>(_ read: () throws(RevenueCatFormatError) -> T) -> T? {
+            do { return try read() } catch {
+                problems.append(error)
+                return nil
+            }
+        }
 
+        // Without the entitlements nothing of the customer's access can be told: that is fatal.
         var entitlements: [RevenueCatEntitlement] = []
-        for (id, value, path) in try reader.members("entitlements") {
-            let e = FieldReader(try FieldReader.object(value, path: path), path: path)
-            entitlements.append(RevenueCatEntitlement(
-                id: id, expiresDate: try e.date("expires_date"),
-                gracePeriodExpiresDate: try e.date("grace_period_expires_date"),
-                productIdentifier: try e.string("product_identifier"), purchaseDate: try e.date("purchase_date")))
+        let entitlementMembers = try reader.members("entitlements")
+        for (id, value, path) in entitlementMembers {
+            let entitlement = part { () throws(RevenueCatFormatError) in
+                let e = FieldReader(try FieldReader.object(value, path: path), path: path)
+                return RevenueCatEntitlement(
+                    id: id, expiresDate: try e.date("expires_date"),
+                    gracePeriodExpiresDate: try e.date("grace_period_expires_date"),
+                    productIdentifier: try e.string("product_identifier"), purchaseDate: try e.date("purchase_date"))
+            }
+            if let entitlement { entitlements.append(entitlement) }
+        }
+        if entitlements.isEmpty, !entitlementMembers.isEmpty, let first = problems.first {
+            throw first
         }
 
         var subscriptions: [RevenueCatSubscription] = []
-        for (productId, value, path) in try reader.members("subscriptions") {
-            let x = FieldReader(try FieldReader.object(value, path: path), path: path)
-            subscriptions.append(RevenueCatSubscription(
-                productId: productId, autoResumeDate: try x.date("auto_resume_date"),
-                billingIssuesDetectedAt: try x.date("billing_issues_detected_at"),
-                expiresDate: try x.date("expires_date"), gracePeriodExpiresDate: try x.date("grace_period_expires_date"),
-                isSandbox: try x.bool("is_sandbox") ?? false, originalPurchaseDate: try x.date("original_purchase_date"),
-                ownershipType: try x.string("ownership_type"), periodType: try x.string("period_type"),
-                purchaseDate: try x.date("purchase_date"), refundedAt: try x.date("refunded_at"),
-                store: try x.string("store"), storeTransactionId: try x.identifier("store_transaction_id"),
-                unsubscribeDetectedAt: try x.date("unsubscribe_detected_at")))
+        for (productId, value, path) in part({ () throws(RevenueCatFormatError) in try reader.members("subscriptions") }) ?? [] {
+            let subscription = part { () throws(RevenueCatFormatError) in
+                let x = FieldReader(try FieldReader.object(value, path: path), path: path)
+                return RevenueCatSubscription(
+                    productId: productId, autoResumeDate: try x.date("auto_resume_date"),
+                    billingIssuesDetectedAt: try x.date("billing_issues_detected_at"),
+                    expiresDate: try x.date("expires_date"), gracePeriodExpiresDate: try x.date("grace_period_expires_date"),
+                    isSandbox: try x.bool("is_sandbox") ?? false, originalPurchaseDate: try x.date("original_purchase_date"),
+                    ownershipType: try x.string("ownership_type"), periodType: try x.string("period_type"),
+                    purchaseDate: try x.date("purchase_date"), refundedAt: try x.date("refunded_at"),
+                    store: try x.string("store"), storeTransactionId: try x.identifier("store_transaction_id"),
+                    unsubscribeDetectedAt: try x.date("unsubscribe_detected_at"))
+            }
+            if let subscription { subscriptions.append(subscription) }
         }
 
         var purchases: [RevenueCatPurchase] = []
-        for (productId, value, path) in try reader.members("non_subscriptions") {
+        for (productId, value, path) in part({ () throws(RevenueCatFormatError) in try reader.members("non_subscriptions") }) ?? [] {
             guard let list = value.arrayValue else {
-                if value.isNull { continue }
-                throw RevenueCatFormatError(path: path, message: "expected an array, found \(value.typeName)")
+                if !value.isNull {
+                    problems.append(RevenueCatFormatError(path: path, message: "expected an array, found \(value.typeName)"))
+                }
+                continue
             }
             for (i, item) in list.enumerated() {
                 let itemPath = JSONPath.index(path, i)
-                let p = FieldReader(try FieldReader.object(item, path: itemPath), path: itemPath)
-                purchases.append(RevenueCatPurchase(
-                    productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
-                    purchaseDate: try p.date("purchase_date"), store: try p.string("store"),
-                    storeTransactionId: try p.identifier("store_transaction_id")))
+                let purchase = part { () throws(RevenueCatFormatError) in
+                    let p = FieldReader(try FieldReader.object(item, path: itemPath), path: itemPath)
+                    return RevenueCatPurchase(
+                        productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
+                        originalPurchaseDate: try p.date("original_purchase_date"),
+                        purchaseDate: try p.date("purchase_date"), store: try p.string("store"),
+                        storeTransactionId: try p.identifier("store_transaction_id"))
+                }
+                if let purchase { purchases.append(purchase) }
             }
         }
 
         var attributes: JSONObject?
-        let attributeMembers = try reader.members("subscriber_attributes")
-        if s["subscriber_attributes"]?.objectValue != nil {
+        if let attributeMembers = part({ () throws(RevenueCatFormatError) in try reader.members("subscriber_attributes") }),
+           s["subscriber_attributes"]?.objectValue != nil {
             // Shown as name → value; an entry without a `value` is shown as it came.
             attributes = JSONObject(attributeMembers.map { name, value, _ in (name, value["value"] ?? value) })
         }
 
         return RevenueCatSubscriber(
-            requestDate: requestDate, originalAppUserId: try reader.string("original_app_user_id"),
-            firstSeen: try reader.date("first_seen"), attributes: attributes,
-            entitlements: entitlements, subscriptions: subscriptions, purchases: purchases)
+            requestDate: requestDate,
+            originalAppUserId: part { () throws(RevenueCatFormatError) in try reader.string("original_app_user_id") } ?? nil,
+            firstSeen: part { () throws(RevenueCatFormatError) in try reader.date("first_seen") } ?? nil,
+            attributes: attributes, entitlements: entitlements, subscriptions: subscriptions, purchases: purchases,
+            problems: problems)
     }
 }
 

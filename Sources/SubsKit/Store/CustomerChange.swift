@@ -11,6 +11,12 @@ public enum CustomerChange: Sendable, Equatable {
         case .grant(let e, _, _, _, _), .revoke(let e, _, _): return e
         }
     }
+
+    /// A grant that creates the customers it names when they do not exist (`--create`).
+    public var createsMissing: Bool {
+        if case .grant(_, _, _, _, true) = self { return true }
+        return false
+    }
 }
 
 /// One change to one customer (the server's requests, committed together).

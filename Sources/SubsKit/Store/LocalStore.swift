@@ -95,4 +95,6 @@ public struct StoredRecord: Sendable {
     public var id: String
     public var record: JSONValue
     public var products: JSONValue
+    /// A grant with `create` made this customer.
+    public var created = false
 }

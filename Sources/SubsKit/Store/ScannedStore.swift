@@ -14,10 +14,11 @@ struct ScannedStore {
     /// Maps and validates the whole file as strict JSON; notes the spans of `ids` (by key or alias).
     /// With `decodeEarly`, the customers found are decoded during the scan (`index.early`);
     /// with `copyPrefix`, the part of the store before them is copied during the scan
-    /// (`index.prefix`, which the caller finishes).
+    /// (`index.prefix`, which the caller finishes). `regularOnly`: see `MappedFile`.
     static func scan(path: String, ids: [String], collectAll: Bool = false, decodeEarly: Bool = false,
+                     regularOnly: Bool = false,
                      copyPrefix: ((MappedFile) throws -> PrefixCopier)? = nil) throws -> ScannedStore {
-        let file = try MappedFile(path: path)
+        let file = try MappedFile(path: path, regularOnly: regularOnly)
         let early = decodeEarly ? EarlyDecoder(file: file) : nil
         let prefix = try copyPrefix?(file)
         var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll,

@@ -30,7 +30,9 @@ public final class ServedStore: @unchecked Sendable {
 
         init(path: String) throws {
             let identity = try FileIdentity(path: path)
-            let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+            // Never waits: a FIFO or device put at the path is refused, not opened and read,
+            // while the lock below makes every other request wait for this one.
+            let store = try ScannedStore.scan(path: path, ids: [], collectAll: true, regularOnly: true)
             self.store = store
             self.identity = identity
             var problems = store.topLevelProblems()
@@ -54,6 +56,11 @@ public final class ServedStore: @unchecked Sendable {
         }
     }
 
+    /// Scans the store now (at start, so that a store that cannot be served is said at once).
+    public func prepare() throws {
+        _ = try current()
+    }
+
     /// The customer `id` names (id, else an alias of exactly one customer) as stored, with the
     /// catalog; nil when none. Throws the store's errors (missing, invalid, changed).
     public func storedRecord(_ id: String) throws -> StoredRecord? {
@@ -65,21 +72,28 @@ public final class ServedStore: @unchecked Sendable {
         }
     }
 
-    private func storedRecord(_ id: String, in snapshot: Snapshot) throws -> StoredRecord? {
-        let spans = snapshot.store.index.all
-        let index: Int
-        if let byId = snapshot.byId[id] {
-            index = byId
-        } else if let owners = snapshot.byAlias[id] {
-            guard owners.count == 1 else {
-                let names = owners.prefix(5).map { "'\(spans[$0].id)'" }.joined(separator: ", ")
-                throw StoreError.invalid(path: path, problems: [StoreProblem(
-                    path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
-            }
-            index = owners[0]
-        } else {
-            return nil
+    /// The id of the customer `id` names (itself, or the owner of that alias); nil when none.
+    /// Spellings of one customer (an alias, the id) have one canonical id.
+    public func canonicalId(_ id: String) throws -> String? {
+        let snapshot = try current()
+        return try customerIndex(id, in: snapshot).map { snapshot.store.index.all[$0].id }
+    }
+
+    private func customerIndex(_ id: String, in snapshot: Snapshot) throws -> Int? {
+        if let byId = snapshot.byId[id] { return byId }
+        guard let owners = snapshot.byAlias[id] else { return nil }
+        guard owners.count == 1 else {
+            let spans = snapshot.store.index.all
+            let names = owners.prefix(5).map { "'\(spans[$0].id)'" }.joined(separator: ", ")
+            throw StoreError.invalid(path: path, problems: [StoreProblem(
+                path: "customers", message: "alias '\(id)' belongs to several customers: \(names)")])
         }
+        return owners[0]
+    }
+
+    private func storedRecord(_ id: String, in snapshot: Snapshot) throws -> StoredRecord? {
+        guard let index = try customerIndex(id, in: snapshot) else { return nil }
+        let spans = snapshot.store.index.all
         let span = spans[index]
         let file = snapshot.store.file
         return try file.reading {

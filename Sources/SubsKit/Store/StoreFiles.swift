@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 public enum StoreFiles {
     /// The sidecar lock file of a store: `STORE.lock`, never renamed or deleted.
@@ -162,7 +163,8 @@ public enum StoreFiles {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
+            // Six characters: mkstemp's names, from earlier versions of subs.
+            if name.hasPrefix(prefix), [6, TemporaryFile.suffixLength].contains(name.count - prefix.count) {
                 unlink(dirPath + "/" + name)
             }
         }

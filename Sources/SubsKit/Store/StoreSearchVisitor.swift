@@ -7,6 +7,7 @@
 import Glibc
 #endif
 import SubsJSON
+import SubsSystem
 
 /// The terms, prepared for comparisons with raw store bytes.
 struct SearchTerms {

@@ -55,7 +55,9 @@ struct StoreWriter {
         // Whatever fails, the temporary file goes now: not when its last reference does, which
         // may be the copying thread's, after the process has exited.
         do {
-            let store = try ScannedStore.scan(path: path, ids: ids, copyPrefix: dryRun ? nil : { mapped in
+            // Under the lock only a regular file is opened: a FIFO put at the path would make the
+            // open wait, holding every other writer's lock, with no deadline.
+            let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: !dryRun, copyPrefix: dryRun ? nil : { mapped in
                 StoreFiles.removeStaleTemporaries(beside: path)
                 let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group))
                 temp = file
@@ -178,6 +180,10 @@ struct StoreWriter {
             var changed = false
         }
         var working: [Int: Working] = [:]   // by key offset
+        // Customers a grant with `create` made in this batch, in order; a later request of the
+        // batch that names one changes it like any other.
+        var created: [(id: String, record: CustomerRecord, object: JSONObject)] = []
+        var createdSlot: [String: Int] = [:]
         var results: [Result<StoredRecord, ChangeError>] = []
         let products = try store.storedProducts()
         for request in requests {
@@ -186,7 +192,21 @@ struct StoreWriter {
                 results.append(.failure(refusal)); continue
             }
             guard let i = slot[request.id], let span = try store.customerSpan(forRequest: i, id: request.id) else {
-                results.append(.failure(.customersNotFound([request.id]))); continue
+                let made = createdSlot[request.id]
+                guard made != nil || change.createsMissing else {
+                    results.append(.failure(.customersNotFound([request.id]))); continue
+                }
+                var new = made.map { created[$0] }
+                    ?? (id: request.id, record: CustomerRecord(id: request.id, firstSeen: now),
+                        object: JSONObject([("firstSeen", .string(ISODate.format(now)))]))
+                let grants = applyChange(change, to: &new.record, json: &new.object, now: now)
+                guard !grants.isEmpty else {
+                    results.append(.failure(.nothingToRevoke(entitlement: change.entitlement, customers: [request.id]))); continue
+                }
+                if let made { created[made] = new } else { createdSlot[request.id] = created.count; created.append(new) }
+                results.append(.success(StoredRecord(id: request.id, record: .object(new.object), products: products,
+                                                     created: made == nil)))
+                continue
             }
             if working[span.keyOffset] == nil {
                 let (record, object) = try decoded(span, in: store, catalog: catalog)
@@ -203,10 +223,11 @@ struct StoreWriter {
             // may change the same customer again).
             results.append(.success(StoredRecord(id: span.id, record: .object(customer.object), products: products)))
         }
-        let edits = working.values.filter(\.changed).map { customer in
+        var edits = working.values.filter(\.changed).map { customer in
             defer { store.file.release(around: customer.span.range) }
             return Splice.replaceValue(customer.span.range, with: .object(customer.object), in: store)
         }
+        if !created.isEmpty { edits.append(try Splice.insertCustomers(created.map { ($0.id, .object($0.object)) }, into: store)) }
         if let temp {
             if edits.isEmpty { temp.discard() } else { try commit(edits, over: store, from: copied, via: temp) }
         }

@@ -14,7 +14,7 @@ final class QonversionFakeAPI: @unchecked Sendable {
     static let secretKey = "sk_S3cretKeyBBBBBBBBBBBBBBBBBBBB"
     /// Fixture users, one per file of Tests/Fixtures/qonversion: `QON_<file name>`.
     static let fixtureNames = ["renewing", "trial-canceled", "billing-active", "billing-lapsed", "intro", "lifetime",
-                               "manual", "unknown-values", "expiry-zero", "empty"]
+                               "manual", "unknown-values", "expiry-zero", "empty", "non-renewable"]
 
     struct Seen: Equatable {
         var method: String

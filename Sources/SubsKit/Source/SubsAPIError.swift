@@ -1,0 +1,70 @@
+// What `subs serve` answers instead of a customer: `{"error": {"code", "message"}}` (SPEC
+// section 6). The client shows the server's own message, and the CLI gives the exit status the
+// same command gives on a local store, by code: invalid_request 64, customer_not_found 3, … .
+// An answer that is not this JSON is not the subs REST API's: a 404 then means the base URL is
+// wrong (WrongBaseURL), anything else is a protocol error.
+
+import SubsJSON
+
+public struct SubsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The URL asked, as shown in messages (no secrets).
+    public var url: String
+    public var status: Int
+    /// The API's error code (`invalid_request`, `busy`, `invalid_store`…).
+    public var code: String
+    /// The server's message, as it wrote it (at most 500 characters).
+    public var message: String
+
+    public init(url: String, status: Int, code: String, message: String) {
+        self.url = url
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// The server's message alone, so that a refusal reads like the local one; without a
+    /// message, what came back.
+    public var description: String {
+        message.isEmpty ? "\(url): the server refused the request (HTTP \(status), \(code))" : message
+    }
+
+    /// The codes of a customer, entitlement or grant that does not exist (exit 3).
+    public static let notFoundCodes: Set<String> = ["customer_not_found", "entitlement_not_found", "grant_not_found"]
+
+    /// Server-side failures the server names (exit as the local store would: 65, 66, 73, 75, 70).
+    /// Not retried: the server answered, and a cached answer does not stand in for it.
+    public static let serverCodes: Set<String> = ["invalid_store", "store_unreadable", "store_unwritable", "busy", "internal"]
+
+    /// The error an answer carries, when it is the subs REST API's error JSON.
+    static func from(_ answer: RemoteAnswer) -> SubsAPIError? {
+        guard let error = answer.jsonObject?["error"]?.objectValue, case .string(let code)? = error["code"],
+              !code.isEmpty else { return nil }
+        var message = error["message"]?.stringValue ?? ""
+        if message.count > 500 { message = String(message.prefix(500)) + "…" }
+        return SubsAPIError(url: answer.url, status: answer.response.status, code: code, message: message)
+    }
+
+    /// The error for an answer the request did not expect (not 2xx, not a known customer miss).
+    static func failure(_ answer: RemoteAnswer) -> Error {
+        let status = answer.response.status
+        guard let error = from(answer) else {
+            if status == 404 {
+                return WrongBaseURL(url: answer.url, why: "and a body that is not the subs REST API's error JSON",
+                                    expected: RemoteRecordStore.expectedBaseURL)
+            }
+            return RemoteError.protocolError(url: answer.url, reason: "HTTP \(status) that is not the subs REST API's error JSON")
+        }
+        // A route subs serve does not have: the path, so the base URL, is not the API's.
+        if status == 404 && !notFoundCodes.contains(error.code) {
+            return WrongBaseURL(url: answer.url, why: "(subs serve has no such route: \(error.code))",
+                                expected: RemoteRecordStore.expectedBaseURL)
+        }
+        return error
+    }
+
+    /// For `RemoteClient`'s `refusal`: a 5xx the server explains in its own words.
+    static func refusal(_ answer: RemoteAnswer) -> Error? {
+        guard let error = from(answer), serverCodes.contains(error.code) else { return nil }
+        return error
+    }
+}
