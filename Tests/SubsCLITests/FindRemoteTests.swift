@@ -98,6 +98,17 @@ final class FindServeTests: XCTestCase {
             XCTAssertEqual(there.stdout, here.stdout, "\(args)")
             XCTAssertEqual(there.stderr, here.stderr, "\(args)")
         }
+        // A base URL given with /v1 is the same server.
+        let v1 = runCLI(["--remote", base + "/v1", "find", "MN9C3VJ6HW", "--json"],
+                        env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache-v1"])
+        XCTAssertEqual(v1.stdout, runCLI(["--store", store, "find", "MN9C3VJ6HW", "--json"]).stdout, v1.stderr)
+        // A store the server cannot read is the local store's status (65), with the server's message.
+        _ = FileManager.default.createFile(atPath: store, contents: Data(#"{"schemaVersion": 1, "#.utf8))
+        let broken = runCLI(["--remote", base, "find", "someone@example.com"],
+                            env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache-broken"])
+        XCTAssertEqual(broken.status, runCLI(["--store", store, "find", "someone@example.com"]).status)
+        XCTAssertEqual(broken.status, .dataError, broken.stderr)
+        _ = FileManager.default.createFile(atPath: store, contents: Data(DemoStore.json.utf8))
         // Terms refused before any request, as locally.
         XCTAssertEqual(remote(["find", "a\u{1b}b"]).status, .usage)
         XCTAssertEqual(remote(["--provider", "subs", "find", "x", "--offline"]).status, .unavailable)
