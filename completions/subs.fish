@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
                     set skip 1
                 end
                 continue
@@ -73,6 +73,7 @@ complete -c subs -n '__subs_at ""' -a grant -d 'Grant an entitlement manually (p
 complete -c subs -n '__subs_at ""' -a revoke -d 'Revoke the manual grants of an entitlement'
 complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to a customer, in time order'
 complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscriptions renewed'
+complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
 complete -c subs -n '__subs_at ""' -a store -d 'Create or validate the store'
 complete -c subs -n '__subs_at ""' -a serve -d 'Serve the local store over the subs REST API'
 complete -c subs -n '__subs_at ""' -a completion -d 'Print the shell completion script'
@@ -137,6 +138,10 @@ complete -c subs -n '__subs_at "history" 0 0' -a '(__subs_ids customers)'
 complete -c subs -n '__subs_at "renew-count" 0 0' -a '(__subs_ids customers)'
 complete -c subs -n '__subs_at "renew-count" 1 1' -a '(__subs_ids entitlements)'
 
+# find
+complete -c subs -n '__subs_at "find"' -l attribute -x -d 'Also match the value of attribute KEY (exact)'
+complete -c subs -n '__subs_at "find" 0 -1' -a '(__subs_ids customers)'
+
 # store init
 complete -c subs -n '__subs_at "store init"' -l demo -d 'Fill it with demo customers'
 
@@ -148,4 +153,4 @@ complete -c subs -n '__subs_at "serve"' -l token-file -r -F -d 'File holding the
 complete -c subs -n '__subs_at "completion" 0 0' -a 'bash zsh fish'
 
 # help
-complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count store serve completion help'
+complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve completion help'

@@ -93,6 +93,29 @@ private func checkRules(_ record: CustomerRecord, catalog: Catalog, seed: UInt64
     }
 }
 
+/// `find` names the customer by its id, its email (upper-cased) and each transaction's ids, and
+/// answers the same with one term (byte search) as with several (field by field).
+private func checkFind(_ store: LocalStore, _ record: CustomerRecord) {
+    var terms = [record.id]
+    if case .string(let email)? = record.attributes?["email"] {
+        // Upper case and back is not always the same word (ß, final sigma): then as stored.
+        terms.append(email.uppercased().lowercased() == email.lowercased() ? email.uppercased() : email)
+    }
+    for t in record.transactions.prefix(4) { terms += [t.transactionId, t.originalTransactionId] + (t.orderId.map { [$0] } ?? []) }
+    let together: FoundRecords
+    do {
+        together = try store.find(FindQuery(terms: terms + ["", "\u{0}x"]))
+    } catch {
+        fatalError("find threw on a valid store: \(error)")
+    }
+    for (i, term) in terms.enumerated() {
+        precondition(together.matches[i].contains { $0.record.id == record.id }, "find \(term.debugDescription) misses \(record.id.debugDescription)")
+        guard let alone = try? store.find(FindQuery(terms: [term])) else { fatalError("find of one term threw") }
+        precondition(alone.matches[0].map(\.record.id) == together.matches[i].map(\.record.id), "the two scans disagree on \(term.debugDescription)")
+        precondition(together.matches[i].map(\.kind) == together.matches[i].map(\.kind).sorted(), "kinds out of order")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     writeInput(data, size)
@@ -135,6 +158,7 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         guard let record else { fatalError("customer \(id.debugDescription) listed but not found") }
         precondition(record.id == id, "looked up \(id.debugDescription), got \(record.id.debugDescription)")
         checkRules(record, catalog: lookup.catalog, seed: seed)
+        if problems?.isEmpty == true { checkFind(store, record) }
         // Aliases name their customer, unless the store is invalid (an alias owned twice).
         if problems?.isEmpty == true, let alias = record.aliases.first {
             let byAlias = try? store.lookup([alias])

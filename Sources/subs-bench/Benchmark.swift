@@ -18,12 +18,14 @@ struct Measurement {
     var stdin: String?
     /// Run before each execution, not timed (a fresh copy of the store for `grant`).
     var prepare: (() throws -> Void)?
+    /// The jq row that does the same job (the "jq ÷ this" column); nil: jq's lookup by id.
+    var jqKey: String?
     var runs: [ChildRun] = []
 }
 
 struct Benchmark {
     let options: BenchOptions
-    static let generatorVersion = 1
+    static let generatorVersion = 2
     static let manyIds = 10_000
 
     func run() throws {
@@ -82,6 +84,7 @@ struct Benchmark {
         let pythonProgram = "import json,sys; json.load(open(sys.argv[1]))[\"customers\"][sys.argv[2]]"
         if let jq { rows.append(Measurement(key: "jq", label: "jq '.customers[\"ID\"]'", store: .big, arguments: [jq, jqFilter(middle), big.store.path])) }
         if let python { rows.append(Measurement(key: "python", label: "python3 json.load", store: .big, arguments: [python, "-c", pythonProgram, big.store.path, middle])) }
+        rows += FindRows.rows(subs: subs, store: big.store, jq: jq)
         rows.append(Measurement(key: "small-check", label: "subs check ID", store: .small,
                                 arguments: [subs, "--store", small.store.path, "check", smallId]))
         if let jq { rows.append(Measurement(key: "small-jq", label: "jq '.customers[\"ID\"]'", store: .small, arguments: [jq, jqFilter(smallId), small.store.path])) }
@@ -135,6 +138,8 @@ struct Benchmark {
             ("bytes", .number(String(generated.bytes))), ("customers", .number(String(generated.customers))),
             ("transactions", .number(String(generated.transactions))), ("events", .number(String(generated.events))),
             ("grants", .number(String(generated.grants))), ("aliases", .number(String(generated.aliases))),
+            ("probeEmail", .string(generated.probeEmail)), ("probeTransactionId", .string(generated.probeTransactionId)),
+            ("probeOrderId", .string(generated.probeOrderId)),
         ]))
         try writeText(JSONWriter.pretty(meta) + "\n", to: metaPath)
         return (generated, seconds)
@@ -155,6 +160,13 @@ struct Benchmark {
         info.events = try count("events")
         info.grants = try count("grants")
         info.aliases = try count("aliases")
+        func text(_ key: String) throws -> String {
+            guard case .string(let text)? = value[key] else { throw BenchError("\(path): no \(key)") }
+            return text
+        }
+        info.probeEmail = try text("probeEmail")
+        info.probeTransactionId = try text("probeTransactionId")
+        info.probeOrderId = try text("probeOrderId")
         return info
     }
 

@@ -22,6 +22,8 @@ struct GeneratedTransaction {
     var familySharing = false
     var storefront: String?
     var priceMicros: Int?
+    /// The order id of the App Store receipt that billed it (paid App Store transactions).
+    var orderId: String?
 }
 
 struct GeneratedEvent {
@@ -51,6 +53,14 @@ struct CustomerGenerator {
     private var transactions: [GeneratedTransaction] = []
     private var events: [GeneratedEvent] = []
     private var grants: [GeneratedGrant] = []
+    /// The last customer written: its email (nil when it has none), a transaction id from the
+    /// middle of its list and an order id — what the benchmark's `find` rows look for.
+    private(set) var email: String?
+    var middleTransactionId: String? { transactions.isEmpty ? nil : transactions[transactions.count / 2].id }
+    var middleOrderId: String? {
+        let ordered = transactions.compactMap(\.orderId)
+        return ordered.isEmpty ? nil : ordered[ordered.count / 2]
+    }
 
     private let now = StoreGenerator.now
     private let day = UTCTime.day
@@ -195,6 +205,7 @@ struct CustomerGenerator {
             if transaction.type == .subscriptionStarted && rng.chance(0.3) { transaction.priceMicros = spec.months == 12 ? 59_990_000 : 9_990_000 }
             transaction.familySharing = familySharing
             decorateEnvironment(&transaction, spec)
+            if spec.source == .appstore && transaction.type != .trialStarted { transaction.orderId = appleOrderId() }
             transactions.append(transaction)
             t = end
             k += 1
@@ -252,6 +263,7 @@ struct CustomerGenerator {
                                                date: date)
         if rng.chance(refund) { transaction.revocation = min(date + Int64(rng.int(in: 1...14)) * day, now - 1) }
         decorateEnvironment(&transaction, spec)
+        if source == .appstore { transaction.orderId = appleOrderId() }
         transactions.append(transaction)
     }
 
@@ -310,6 +322,21 @@ struct CustomerGenerator {
         }
     }
 
+    /// An Apple order id (`MK3Q9Z7X1T`: M, then nine letters and digits, the third a digit),
+    /// made from the customer and the transaction counter, not drawn from the customer's random
+    /// stream: the rest of the store is the same bytes as without order ids.
+    private func appleOrderId() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        var v = SplitMix64.mix(seed ^ (UInt64(index) << 20 | UInt64(counter)) ^ 0x4F52_4445_5249_4453)
+        var bytes: [UInt8] = [UInt8(ascii: "M")]
+        for position in 1..<10 {
+            let base = position == 2 ? 10 : 36
+            bytes.append(alphabet[Int(v % UInt64(base))])
+            v /= UInt64(base)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private func hex(_ value: UInt64, digits: Int) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: max(0, digits - text.count)) + text.suffix(digits)
@@ -329,9 +356,13 @@ struct CustomerGenerator {
     // MARK: - Writing
 
     private mutating func writeAttributes(id: String, to out: PrettyJSONStream) {
+        email = nil
         guard rng.chance(0.9) else { return }
         out.beginObject("attributes")
-        if rng.chance(0.8) { out.field("email", id + "@example.com") }
+        if rng.chance(0.8) {
+            email = id + "@example.com"
+            out.field("email", id + "@example.com")
+        }
         out.field("country", rng.pick(CustomerGenerator.countries))
         if rng.chance(0.3) { out.field("displayName", rng.pick(CustomerGenerator.names)) }
         if rng.chance(0.4) { out.field("appVersion", "4.\(rng.below(20)).\(rng.below(5))") }
@@ -353,6 +384,7 @@ struct CustomerGenerator {
         if let offerCode = t.offerCode {
             if let code = offerCode { out.field("offerCode", code) } else { out.nullField("offerCode") }
         }
+        if let orderId = t.orderId { out.field("orderId", orderId) }
         if let revocation = t.revocation { out.field("transactionRevocationDate", date: revocation) }
         if let storefront = t.storefront { out.field("storefront", storefront) }
         if let price = t.priceMicros {

@@ -43,7 +43,7 @@ struct Report {
 
     /// jq's median on the same store divided by this row's: how many times faster than jq.
     func ratioToJq(_ row: Measurement) -> Double? {
-        guard let jq = self.row(row.store == .big ? "jq" : "small-jq") else { return nil }
+        guard let jq = self.row(row.jqKey ?? (row.store == .big ? "jq" : "small-jq")) else { return nil }
         return median(jq) / median(row)
     }
 
@@ -61,7 +61,7 @@ struct Report {
         let grant = ratio("grant", "check", median)
         let many = ratio("check-many", "check", median)
         let smallStore = ratio("small-check", "small-jq", median)
-        return [
+        return FindRows.targets(self) + [
             Target(name: "check ≥ 20× faster than jq (goal ≥ 40×)", value: speed, limit: 20, atMost: false,
                    shown: speed.map { "\(fixed($0, 1))× faster (goal \($0 >= 40 ? "met" : "missed"))" } ?? "n/a (no jq)"),
             Target(name: "check peak memory ≤ ¼ of jq's", value: memory, limit: 0.25, atMost: true,

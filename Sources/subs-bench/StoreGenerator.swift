@@ -14,6 +14,11 @@ struct GeneratedStore {
     var events = 0
     var grants = 0
     var aliases = 0
+    /// What the `find` rows look for: the first email, transaction id and order id found from
+    /// the middle customer on.
+    var probeEmail = ""
+    var probeTransactionId = ""
+    var probeOrderId = ""
 }
 
 /// One product of the benchmark catalog.
@@ -107,6 +112,10 @@ struct StoreGenerator {
         var generator = CustomerGenerator(seed: seed)
         for index in 0..<customers {
             generator.write(index: index, id: customerId(index), to: out, stats: &stats)
+            guard index >= customers / 2 else { continue }
+            if stats.probeEmail.isEmpty, let email = generator.email { stats.probeEmail = email }
+            if stats.probeTransactionId.isEmpty, let id = generator.middleTransactionId { stats.probeTransactionId = id }
+            if stats.probeOrderId.isEmpty, let id = generator.middleOrderId { stats.probeOrderId = id }
         }
         out.endObject()
         out.endObject()

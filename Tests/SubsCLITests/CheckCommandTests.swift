@@ -43,8 +43,9 @@ final class CheckCommandTests: XCTestCase {
         let transaction = try XCTUnwrap(premium["transactions"]?.arrayValue?.first?.objectValue)
         XCTAssertEqual(transaction.keys, ["transactionId", "originalTransactionId", "productId", "type", "transactionDate",
                                           "expirationDate", "source", "environment", "ownershipType", "offerCode",
-                                          "transactionRevocationDate"])
+                                          "orderId", "transactionRevocationDate"])
         XCTAssertEqual(transaction["environment"], .string("production"))
+        XCTAssertEqual(transaction["orderId"], .null)
     }
 
     func testAliasFindsTheCustomer() throws {

@@ -42,7 +42,7 @@ final class ManPageTests: XCTestCase {
         let fields = ["schemaVersion", "products", "customers", "type", "entitlements", "gracePeriod",
                       "billingRetryPeriod", "aliases", "firstSeen", "attributes", "transactions", "events",
                       "grants", "transactionId", "originalTransactionId", "productId", "transactionDate",
-                      "expirationDate", "source", "environment", "ownershipType", "offerCode",
+                      "expirationDate", "source", "environment", "ownershipType", "offerCode", "orderId",
                       "transactionRevocationDate", "date", "autoResumeDate", "id", "entitlement", "grantedAt",
                       "grantedBy", "reason", "revokedAt", "revokedBy", "revokeReason"]
         for field in fields {
@@ -133,7 +133,8 @@ final class ManPageTests: XCTestCase {
         let text = section("OUTPUT")
         let keys = ["customerId", "requestDate", "projected", "aliases", "firstSeen", "attributes", "activeEntitlements", "entitlements",
                     "transactionId", "originalTransactionId", "productId", "type", "transactionDate", "expirationDate",
-                    "environment", "ownershipType", "offerCode", "transactionRevocationDate",
+                    "environment", "ownershipType", "offerCode", "orderId", "transactionRevocationDate",
+                    "term", "matches", "matchedBy", "email",
                     "entries", "date", "kind", "grantId", "grantedBy", "reason", "revokedBy", "revokeReason",
                     "entitlement", "renewsCount", "dryRun", "grants", "grantedAt", "revokedAt"]
         for key in keys { XCTAssertTrue(text.contains(key), "\(key) missing from OUTPUT") }

@@ -4,6 +4,8 @@
 //    true variadic type (libcurl itself is opened with dlopen by SubsSystem, never linked).
 //  - mapping_guard.c: the SIGBUS handler that turns a page a truncation took away from a
 //    registered store mapping into zeros.
+//  - byte_search.c, writeback.c: memmem and sync_file_range, GNU/Linux calls Swift's Glibc
+//    module does not export.
 //  - interrupt.c: the SIGINT decision "remove the temporary file and exit" against "the store
 //    is committed, finish", and the stop signals of `subs serve`.
 // No libcurl header is needed: the few prototypes are declared here, in their ABI terms.
@@ -76,5 +78,10 @@ int subs_stop_signals_install(int fd);
 /// sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE): start writing the range out, do
 /// not wait. A hint: its result may be ignored.
 int subs_start_writeback(int fd, int64_t offset, int64_t count);
+
+// MARK: byte search (byte_search.c)
+
+/// memmem(haystack, length, needle, needle_length): the first occurrence, or NULL.
+const void *subs_find_bytes(const void *haystack, size_t length, const void *needle, size_t needle_length);
 
 #endif

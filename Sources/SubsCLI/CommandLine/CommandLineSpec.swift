@@ -90,6 +90,8 @@ public enum CommandLineSpec {
                                        defaultValue: "127.0.0.1:8787", help: "Address to listen on")
         static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
                                           help: "File holding the bearer token clients must send")
+        static let attribute = OptionSpec("attribute", kind: .text, valueName: "KEY", repeatable: true,
+                                          help: "Also match the value of attribute KEY (exact)")
     }
 
     public static let commands: [CommandSpec] = [
@@ -140,13 +142,27 @@ public enum CommandLineSpec {
                                              help: "Only this entitlement")],
                     examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium"),
                                Example("subs renew-count - premium < ids.txt", "Renewals of premium for every id in ids.txt")]),
+        CommandSpec(.find, abstract: "Find customers by email, order or transaction id, id or alias",
+                    discussion: "Each TERM matches, in this order: a customer id or alias (exact); an email "
+                        + "attribute (any case); a transactionId, originalTransactionId or orderId (exact); with "
+                        + "--attribute KEY, that attribute's value (exact). Every customer found is listed once, with "
+                        + "how it matched and its active entitlements. A term that matches nothing is exit 3.",
+                    arguments: [ArgumentSpec("TERM", kind: .customer, arity: .oneOrMore,
+                                             help: "An email, an order or transaction id (Apple MK3Q9Z7X1T, Google GPA.3312-...), "
+                                                 + "or a customer id or alias; '-' reads terms from standard input, one per line")],
+                    options: [Options.attribute],
+                    examples: [
+                        Example("subs find alice@example.com", "Who wrote in from this address?"),
+                        Example("subs find MN9C3VJ6HW", "The customer behind an App Store order id"),
+                        Example("subs find --attribute familyId fam_3921 --json", "By an attribute of your own"),
+                    ]),
         CommandSpec(.storeInit, abstract: "Create a new store at the store path",
                     options: [Options.demo],
                     examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
                     examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
-                    discussion: "Serves GET /v1/customers/ID, POST /v1/customers/ID/grants, "
+                    discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
                         + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
                         + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
                         + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "

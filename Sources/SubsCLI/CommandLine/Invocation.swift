@@ -6,6 +6,7 @@ import SubsKit
 public enum CommandName: String, CaseIterable, Sendable {
     case check, grant, revoke, history
     case renewCount = "renew-count"
+    case find
     case storeInit = "store init"
     case storeValidate = "store validate"
     case serve, completion, help

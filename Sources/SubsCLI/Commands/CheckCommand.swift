@@ -23,7 +23,7 @@ enum CheckCommand {
         for (id, customer) in zip(users, answer.statuses) {
             guard let customer else {
                 let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
+                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
                 customers.append(.missing(missing))
                 continue
             }

@@ -10,6 +10,7 @@ public enum Commands {
             case .check: return try CheckCommand.run(invocation, context)
             case .history: return try HistoryCommand.run(invocation, context)
             case .renewCount: return try RenewCountCommand.run(invocation, context)
+            case .find: return try FindCommand.run(invocation, context)
             case .storeInit: return try StoreCommands.initialize(invocation, context)
             case .storeValidate: return try StoreCommands.validate(invocation, context)
             case .grant, .revoke: return try GrantCommand.run(invocation, context)

@@ -20,7 +20,7 @@ enum HistoryCommand {
             guard let answer = try source.history(of: id, at: invocation.global.at,
                                                   until: invocation.instant(Options.historyUntil)) else {
                 let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
+                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
                 histories.append(.missing(missing))
                 continue
             }

@@ -42,7 +42,9 @@ enum RenewCountCommand {
                 missing = Missing.customer(id)
             }
             if let missing {
-                status = status.combined(with: Commands.report(CommandFailure(.notFound, missing.message), context))
+                let failure = missing.code == "customer_not_found" ? FindHint.notFound(id, source: source)
+                    : CommandFailure(.notFound, missing.message)
+                status = status.combined(with: Commands.report(failure, context))
                 counts.append(.missing(missing))
             }
         }

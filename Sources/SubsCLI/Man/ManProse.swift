@@ -33,6 +33,22 @@ enum ManProse {
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
         """
+        find TERM matches, in this order, a customer id or alias, an email attribute, a transactionId, \
+        originalTransactionId or orderId, and with --attribute KEY that attribute's value (a string, or a \
+        number as written in the store). \
+        Ids, transaction and order ids and attribute values match exactly; an email matches in any case: \
+        both sides are lowercased with Unicode's default lowercase mapping, without further folding or \
+        normalisation (a sharp s does not match ss). \
+        A term is not empty, holds no control character and is at most 4096 bytes long, else exit status 64 \
+        (65 for a term read from standard input). \
+        The platforms search less: revenuecat (API v1), qonversion and iaphub look a customer up by id only, \
+        so a term that looks like an email (an @ and a dot after it) or a store's order or transaction id \
+        (GPA., an Apple order id such as MK3Q9Z7X1T, 12 to 20 digits, Stripe in_, sub_, si_, pi_ or ch_, \
+        Amazon amzn1.), or --attribute, is exit status 64 with a sentence saying so, and nothing is sent. \
+        When check, history or renew-count cannot find a USER that looks like one of these, the error \
+        suggests subs find.
+        """,
+        """
         DATE is 2026-03-01T12:00:00Z, with fractional seconds or a +hh:mm offset if wanted, or \
         2026-03-01 (midnight UTC), or now. \
         DURATION is an ISO 8601 duration such as P1D, P2W, P1M, P3M, P1Y, PT12H or P1Y2M3DT4H. \
@@ -236,7 +252,7 @@ enum ManProse {
         ("check", "customerId, requestedId (the id or alias as given), requestDate, projected (true when a platform's current record was projected to --at; false otherwise, and always for the store and subs serve), aliases, firstSeen, attributes, activeEntitlements, entitlements. "
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
-            + "expirationDate, source, environment, ownershipType, offerCode and transactionRevocationDate."),
+            + "expirationDate, source, environment, ownershipType, offerCode, orderId and transactionRevocationDate."),
         ("history", "customerId, requestedId, requestDate, provider (store, subs, revenuecat, qonversion or iaphub: who answered), "
             + "complete (false when the provider cannot give the whole history), incompleteReason (why, in one sentence, "
             + "also said on stderr; null when complete), entries. Each entry has date, kind (transaction, refund, event or grant), "
@@ -246,6 +262,11 @@ enum ManProse {
             + "productId; events add originalTransactionId and their own fields; grants add grantId, "
             + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
             + "jsonl prints one entry per line."),
+        ("find", "term and matches, one element per customer found: customerId, matchedBy (customerId, alias, email, "
+            + "transactionId, originalTransactionId, orderId or attribute: the first way the customer matched, in that order), "
+            + "email (the email attribute, or null) and activeEntitlements (sorted). With several terms or -, json prints an "
+            + "array of these documents, one per term in the order given, and jsonl one per line; a term that matched "
+            + "nothing has matches [] and makes the exit status 3."),
         ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement, "
             + "renewsCount with an ENTITLEMENT; without one, "
             + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
@@ -291,8 +312,8 @@ enum ManProse {
     static let exitStatuses: [(Int32, String)] = [
         (0, "Success."),
         (1, "check --require: at least one customer lacks a required entitlement."),
-        (3, "Not found: a customer, an entitlement, or for revoke an active manual grant."),
-        (64, "Usage error: unknown option or command, bad value, missing argument; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection; or an operation the chosen provider or API version does not offer (history or renew-count on Qonversion v3 or IAPHUB, renew-count on RevenueCat v1, a --dry-run or batch write on a platform, a write with --offline): the message names what does. Retrying cannot help."),
+        (3, "Not found: a customer, an entitlement, or for revoke an active manual grant; a find term that matches nothing."),
+        (64, "Usage error: unknown option or command, bad value, missing argument; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection; or an operation the chosen provider or API version does not offer (history or renew-count on Qonversion v3 or IAPHUB, renew-count on RevenueCat v1, a --dry-run or batch write on a platform, a write with --offline): the message names what does. a find term that is refused, or that the provider cannot search. Retrying cannot help."),
         (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
         (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
         (69, "Remote unavailable (cannot connect, server errors after retries, --offline without a cached answer; libcurl, which remote access loads when it starts, not installed): worth retrying later, and nothing else."),
@@ -324,6 +345,8 @@ enum ManProse {
         ("subs grant - early_access --duration P3M < ids.txt", "Batch grant: three months of early_access for every id in ids.txt, all or nothing."),
         ("subs revoke alice premium --reason 'granted by mistake'", "Take back alice's manual premium."),
         ("n=$(subs renew-count alice premium)", "How many times alice's premium renewed."),
+        ("subs find alice@example.com", "Which customer wrote in from this address (any case), with what is active now."),
+        ("subs find MN9C3VJ6HW --json", "The customer behind the order id of an App Store receipt."),
         ("subs --at 2026-01-01 check alice", "alice's status as it was on 1 January 2026."),
     ]
 }

@@ -98,6 +98,7 @@ enum Documents {
             ("environment", .string(t.environment.rawValue)),
             ("ownershipType", .string(t.ownershipType.rawValue)),
             ("offerCode", string(t.offerCode)),
+            ("orderId", string(t.orderId)),
             ("transactionRevocationDate", date(t.revocationDate)),
         ]))
     }

@@ -38,13 +38,15 @@ public struct Transaction: Equatable, Sendable {
     public var environment: PurchaseEnvironment
     public var ownershipType: OwnershipType
     public var offerCode: String?
+    /// The order id on the customer's receipt (Apple `MK…`, Google Play `GPA.…`), for `find`.
+    public var orderId: String?
     public var revocationDate: Instant?
 
     public init(transactionId: String, originalTransactionId: String, productId: String,
                 type: TransactionType, transactionDate: Instant, expirationDate: Instant? = nil,
                 source: PurchaseSource = .unknown, environment: PurchaseEnvironment = .production,
                 ownershipType: OwnershipType = .owner, offerCode: String? = nil,
-                revocationDate: Instant? = nil) {
+                revocationDate: Instant? = nil, orderId: String? = nil) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.productId = productId
@@ -55,6 +57,7 @@ public struct Transaction: Equatable, Sendable {
         self.environment = environment
         self.ownershipType = ownershipType
         self.offerCode = offerCode
+        self.orderId = orderId
         self.revocationDate = revocationDate
     }
 }

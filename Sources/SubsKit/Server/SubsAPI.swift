@@ -42,14 +42,15 @@ public final class SubsAPI: @unchecked Sendable {
             guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
             return .json(.object(JSONObject([("status", .string("ok"))])))
         }
-        guard segments.count >= 3, segments[0] == "v1", segments[1] == "customers", !segments[2].isEmpty else {
-            return .notFound()
-        }
+        guard segments.count >= 2, segments[0] == "v1", segments[1] == "customers",
+              segments.count == 2 || !segments[2].isEmpty else { return .notFound() }
         guard authorized(request) else {
             var answer = HTTPResponse.error(status: 401, code: "unauthorized", message: "missing or wrong bearer token")
             answer.headers.append(("WWW-Authenticate", "Bearer"))
             return answer
         }
+        // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift).
+        if segments.count == 2 { return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
         let id = segments[2]
         switch Array(segments.dropFirst(3)) {
         case []:

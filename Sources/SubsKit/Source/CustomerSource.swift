@@ -35,6 +35,12 @@ public protocol CustomerSource {
     /// Ids of every customer, and of every entitlement a product unlocks (completion, checks).
     func customerIds() throws -> [String]
     func entitlementIds() throws -> [String]
+
+    /// `find` (CustomerSource+Find.swift): the kinds of term the source can search, why not
+    /// the others, and the customers each term names with their active entitlements at T.
+    var searchableKinds: SearchKinds { get }
+    func whyNotSearchable(_ kind: SearchKinds) -> String
+    func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer
 }
 
 extension CustomerSource {

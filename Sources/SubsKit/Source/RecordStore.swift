@@ -19,11 +19,17 @@ public protocol RecordStore {
 
     /// Who answers, as the history document names it: `store` (the local file), `subs` (serve).
     var provider: String { get }
+    /// The customers each term of `query` names (SPEC section 4, "find"), decoded and checked.
+    func find(_ query: FindQuery) throws -> FoundRecords
 }
 
 extension RecordStore {
     public func takeNotes() -> [String] { [] }
     public var provider: String { "store" }
+
+    public func find(_ query: FindQuery) throws -> FoundRecords {
+        throw NotOffered("this store cannot search customers")
+    }
 }
 
 public struct CustomerLookup: Sendable {

@@ -121,6 +121,8 @@ struct RecordDecoder {
         let environment: PurchaseEnvironment = optionalEnum(fields, "environment", path()) ?? .production
         let ownership: OwnershipType = optionalEnum(fields, "ownershipType", path()) ?? .owner
         let offerCode = optionalString(fields, "offerCode", path())
+        let orderId = optionalString(fields, "orderId", path())
+        if orderId?.isEmpty == true { problem(JSONPath.member(path(), "orderId"), "must not be empty (leave it out when there is none)") }
         let revocation = optionalDate(fields, "transactionRevocationDate", path())
 
         if let productId, let type {
@@ -154,7 +156,7 @@ struct RecordDecoder {
         return Transaction(transactionId: transactionId, originalTransactionId: originalId, productId: productId,
                            type: type, transactionDate: date, expirationDate: expiration, source: source,
                            environment: environment, ownershipType: ownership, offerCode: offerCode,
-                           revocationDate: revocation)
+                           revocationDate: revocation, orderId: orderId)
     }
 
     /// The rules add the product's stored grace and billing retry periods to an expiration: both

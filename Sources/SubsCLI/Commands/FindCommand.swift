@@ -1,0 +1,76 @@
+// `subs find TERM...`: the customers an email, a store's order or transaction id, an id or
+// alias, or (--attribute) an attribute's value names, with how each matched and what it has.
+
+import SubsJSON
+import SubsKit
+
+enum FindCommand {
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        let attributes = invocation.texts(CommandLineSpec.Options.attribute)
+        // Terms typed on the command line are usage errors; terms on stdin are bad input (65).
+        if let problem = FindQuery(terms: invocation.positionals.filter { $0 != "-" }, attributes: attributes).problem {
+            throw UsageError(problem, command: .find)
+        }
+        let terms = try Commands.users(invocation.positionals, context)
+        let query = FindQuery(terms: terms, attributes: attributes)
+        if let problem = query.problem { throw CommandFailure(.dataError, "standard input: \(problem)") }
+
+        let source = try Commands.source(invocation, context)
+        let answer: FindAnswer
+        do {
+            try source.requireSearchable(query)
+            answer = try source.find(query, at: invocation.global.at)
+        } catch let refused as NotSearchable {
+            throw CommandFailure(.usage, refused.reason)
+        }
+        Commands.say(answer.notes, context)
+        var status = ExitCode.success
+        for result in answer.results where result.matches.isEmpty {
+            let failure = CommandFailure(.notFound, "no customer matches \(Terminal.quoted(result.term, escaping: false))")
+            status = status.combined(with: Commands.report(failure, context))
+        }
+        guard !invocation.global.quiet else { return status }
+        let result = FindOutput(results: answer.results,
+                                asArray: terms.count > 1 || invocation.positionals.contains("-"))
+        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        return status
+    }
+}
+
+/// What `find` found, in every format: JSON one document per term (an array with several terms
+/// or `-`), JSONL one per line, TSV and the table one row per match.
+struct FindOutput: CommandResult {
+    var results: [FindResult]
+    var asArray: Bool
+
+    var json: JSONOutput {
+        let documents = results.map(\.document)
+        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
+    }
+
+    var tsv: TextTable {
+        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements"],
+                  rows: results.flatMap { result in
+                      result.matches.map { m in
+                          [result.term, m.customerId, m.matchedBy.rawValue, m.email ?? "",
+                           m.activeEntitlements.joined(separator: ",")].map { Cell($0) }
+                      }
+                  })
+    }
+
+    /// CUSTOMER, EMAIL, MATCHED BY, ACTIVE; with several terms a TERM column first. Terms that
+    /// matched nothing have no row (stderr says so).
+    func table(_ style: OutputStyle) -> String {
+        let several = results.count > 1
+        let rows = results.flatMap { result in
+            result.matches.map { m -> [Cell] in
+                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.joined(separator: ","), .green)
+                return (several ? [Cell(result.term)] : [])
+                    + [Cell(m.customerId), Cell(m.email ?? "-"), Cell(m.matchedBy.rawValue), active]
+            }
+        }
+        guard !rows.isEmpty else { return "" }
+        return TextTable(headers: (several ? ["term"] : []) + ["customer", "email", "matched by", "active"], rows: rows)
+            .render(style)
+    }
+}

@@ -1,0 +1,80 @@
+// `find` behind the source seam. A record-backed source (the local store, `subs serve`) searches
+// every kind of term; a platform searches what its API allows — by default an id, through the
+// same lookup `check` makes. RevenueCat's API v2 (`GET /projects/{id}/customers?search=TERM`,
+// email, app user ids, store transaction ids and Apple order ids, paginated for emails) plugs in
+// here: its source declares `searchableKinds` and implements `find` with that request.
+
+/// A query a source cannot search (a kind of term its API has no lookup for): the CLI says the
+/// sentence and exits 64.
+public struct NotSearchable: Error, Equatable, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+}
+
+extension CustomerSource {
+    public var searchableKinds: SearchKinds { .ids }
+
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "this source looks customers up by id only"
+    }
+
+    /// Throws `NotSearchable` when the query asks for a kind of term the source cannot search:
+    /// an attribute, or a term shaped like an email or a store id (`TermShape`). Nothing is asked.
+    public func requireSearchable(_ query: FindQuery) throws {
+        if !query.attributes.isEmpty, !searchableKinds.contains(.attributes) {
+            throw NotSearchable(whyNotSearchable(.attributes))
+        }
+        for term in query.terms {
+            let shape = TermShape(of: term)
+            guard !searchableKinds.contains(shape.kind) else { continue }
+            throw NotSearchable("'\(term)' looks like \(shape.description), and \(whyNotSearchable(shape.kind))")
+        }
+    }
+
+    /// Ids only: each term is looked up as a customer id (or alias, identity) with `statuses`.
+    /// A term the platform resolves to a customer of another id is a match by alias.
+    public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
+        try requireSearchable(query)
+        let answer = try statuses(of: query.terms, at: t)
+        let results = zip(query.terms, answer.statuses).map { term, status -> FindResult in
+            guard let status else { return FindResult(term: term, matches: []) }
+            return FindResult(term: term, matches: [FindMatch(
+                customerId: status.record.id, matchedBy: status.record.id == term ? .customerId : .alias,
+                email: FindMatch.email(of: status.record), activeEntitlements: status.activeEntitlementIds)])
+        }
+        return FindAnswer(requestDate: answer.requestDate, results: results, notes: answer.notes)
+    }
+}
+
+extension RecordSource {
+    public var searchableKinds: SearchKinds { .all }
+
+    public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
+        let found = try records.find(query)
+        let at = t ?? found.requestDate ?? clock.now()
+        return FindAnswer(requestDate: at, results: found.results(query.terms, at: at), notes: records.takeNotes())
+    }
+}
+
+// What each platform's API can look a customer up by (SPEC section 6; README "find").
+
+extension RevenueCatSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "RevenueCat's API v1 looks a customer up by app user id only (its dashboard and API v2 search "
+            + (kind == .attributes ? "attributes" : kind == .emails ? "emails" : "transaction and order ids") + ")"
+    }
+}
+
+extension QonversionSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "Qonversion's API looks a user up by identity or QON_ user id only, not by "
+            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
+    }
+}
+
+extension IAPHUBSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "IAPHUB's API looks a user up by user id only, not by "
+            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
+    }
+}

@@ -1,0 +1,42 @@
+// `find` through `subs serve` (provider `subs`): `GET /v1/customers?search=TERM` names the
+// customers; their records are then read like `check` reads them, so that the status is computed
+// here with the rules at the server's requestDate, or at --at.
+
+import SubsJSON
+
+extension RemoteRecordStore {
+    public func find(_ query: FindQuery) throws -> FoundRecords {
+        var perTerm: [[(id: String, kind: MatchKind)]] = []
+        for term in query.terms {
+            // The API's paths start with /v1; a base URL given with it already has it.
+            var target = (client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1") + "/customers?search=" + RemoteURL.segment(term)
+            for key in query.attributes { target += "&attribute=" + RemoteURL.segment(key) }
+            let answer = try client.get(target, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
+            warnings.add(answer.warnings)
+            // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
+            guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
+            guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
+                throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
+            }
+            guard result.term == term else {
+                throw RemoteError.protocolError(url: answer.url, reason: "the answer is about another term")
+            }
+            perTerm.append(result.matches.map { ($0.customerId, $0.matchedBy) })
+        }
+        // Each customer read once, however many terms named it.
+        var ids: [String] = []
+        var seen: Set<String> = []
+        for match in perTerm.joined() where seen.insert(match.id).inserted { ids.append(match.id) }
+        guard !ids.isEmpty else { return FoundRecords(catalog: Catalog([]), matches: perTerm.map { _ in [] }) }
+        let lookup = try lookup(ids)
+        var records: [String: CustomerRecord] = [:]
+        for (id, record) in zip(ids, lookup.records) {
+            if let record { records[id] = record } else {
+                warnings.add(["customer '\(id)' was found by the search but was gone when it was read"])
+            }
+        }
+        return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in
+            matches.compactMap { match in records[match.id].map { (record: $0, kind: match.kind) } }
+        })
+    }
+}
