@@ -75,6 +75,9 @@ public struct HTTPServerStatistics: Sendable, Equatable {
 
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Answers a request on the event-loop thread when that needs no waiting; nil hands it to a
+    /// worker (`Handler`). Must never block: no lock held long, no scan, no pipe or socket.
+    public typealias InlineHandler = @Sendable (HTTPRequest) -> HTTPResponse?
     public typealias Logger = @Sendable (HTTPRequestLog) -> Void
 
     public let configuration: HTTPServerConfiguration
@@ -82,7 +85,11 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port = 0
 
     private let handler: Handler
+    let inline: InlineHandler?
     private let logger: Logger?
+    /// Log lines of requests answered on the event loop, written by a thread of their own (a
+    /// stderr that is not read must not stall the loop).
+    private var relay: LogRelay?
 
     var listenFD: Int32 = -1
     var wakeRead: Int32 = -1
@@ -109,11 +116,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// True for loopback addresses (127.0.0.0/8, ::1, `localhost`): `serve` needs a token elsewhere.
     public static func isLoopback(host: String) -> Bool { ServerSocket.isLoopback(host) }
 
-    /// `handler` is called from several worker threads at once; so is `log`.
-    public init(configuration: HTTPServerConfiguration, log: Logger? = nil, handler: @escaping Handler) {
+    /// `handler` is called from several worker threads at once; so is `log`. `inline`, when
+    /// given, is tried first for every request, on the event-loop thread (GETs answered there
+    /// cost no hand-off to a worker).
+    public init(configuration: HTTPServerConfiguration, log: Logger? = nil, inline: InlineHandler? = nil,
+                handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = log
+        self.inline = inline
         self.handler = handler
+        if let log, inline != nil { relay = LogRelay(log) }
     }
 
     /// Binds and listens, then serves on background threads until `stop()`.
@@ -140,6 +152,7 @@ public final class HTTPServer: @unchecked Sendable {
             thread.name = "subs-http-worker-\(i)"
             thread.start()
         }
+        relay?.start()
         let loop = Thread { [self] in HTTPEventLoop(server: self).run() }
         loop.name = "subs-http-loop"
         loop.start()
@@ -171,6 +184,8 @@ public final class HTTPServer: @unchecked Sendable {
             close(wakeRead)
             close(wakeWrite)
         }
+        // Every line logged so far is written before stop returns.
+        relay?.finish()
     }
 
     /// Blocks until `stop()` has finished (from another thread or a signal handler's queue).
@@ -186,8 +201,17 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func log(_ method: String, _ path: String, _ status: Int, since start: Int64) {
-        logger?(HTTPRequestLog(method: method, path: path, status: status,
-                               durationMs: Int(max(0, ServerSocket.nowMs() - start))))
+        logger?(entry(method, path, status, since: start))
+    }
+
+    func entry(_ method: String, _ path: String, _ status: Int, since start: Int64) -> HTTPRequestLog {
+        HTTPRequestLog(method: method, path: path, status: status, durationMs: Int(max(0, ServerSocket.nowMs() - start)))
+    }
+
+    /// Lines of the event loop's answers: to the relay thread when there is one.
+    func logFromLoop(_ entries: [HTTPRequestLog]) {
+        guard !entries.isEmpty else { return }
+        if let relay { relay.add(entries) } else { for entry in entries { logger?(entry) } }
     }
 
     // MARK: workers
@@ -223,5 +247,58 @@ public final class HTTPServer: @unchecked Sendable {
         if !loopFinished { returned.append((client, bytes, keepAlive)) }
         condition.unlock()
         wake()
+    }
+}
+
+/// Log lines handed over by the event loop (once per turn) and written on a thread of their own.
+/// At most `limit` lines wait; more are dropped (a log reader that stopped reading must not
+/// grow the server without end).
+final class LogRelay: @unchecked Sendable {
+    private let write: HTTPServer.Logger
+    private let condition = NSCondition()
+    private var waiting: [HTTPRequestLog] = []
+    private var writing = false
+    private var ending = false
+    private var ended = false
+    static let limit = 100_000
+
+    init(_ write: @escaping HTTPServer.Logger) { self.write = write }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "subs-http-log"
+        thread.start()
+    }
+
+    func add(_ entries: [HTTPRequestLog]) {
+        condition.lock()
+        waiting.append(contentsOf: entries.prefix(max(0, LogRelay.limit - waiting.count)))
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Writes what waits, then ends the thread; returns when it has.
+    func finish() {
+        condition.lock()
+        ending = true
+        condition.broadcast()
+        while !ended { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while waiting.isEmpty && !ending { condition.wait() }
+            if waiting.isEmpty { break }
+            let batch = waiting
+            waiting.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for entry in batch { write(entry) }
+            condition.lock()
+        }
+        ended = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
