@@ -18,7 +18,7 @@ struct BenchOptions {
     var cli = true
     var serve = true
     var connections = 16
-    var serveSeconds = 5.0
+    var serveSeconds = 8.0
 
     static let usage = """
         usage: subs-bench [--out DIR] [--customers N] [--seed N] [--runs N] [--subs PATH]
@@ -38,7 +38,7 @@ struct BenchOptions {
           --only S         cli: the command-line rows only; serve: the subs serve
                            scenario only (default: both)
           --connections N  keep-alive connections of the serve scenario's GETs (default 16)
-          --seconds N      how long the serve scenario sends GETs (default 5)
+          --seconds N      how long the serve scenario sends GETs (default 8)
         """
 
     /// Parses the arguments; explicit --customers/--runs win over --quick in any order.

@@ -94,7 +94,8 @@ struct LoadResult {
 enum LoadGenerator {
     /// `connections` threads send GETs for `seconds`; `path(thread, n)` names each one's target.
     /// Any answer but 200 stops the run with an error.
-    static func run(port: Int, connections: Int, seconds: Double,
+    /// `headers`: extra header lines, each ending in CRLF (the bearer token).
+    static func run(port: Int, connections: Int, seconds: Double, headers: String = "",
                     path: @escaping @Sendable (Int, Int) -> String) throws -> LoadResult {
         let results = Collected()
         let group = DispatchGroup()
@@ -109,7 +110,7 @@ enum LoadGenerator {
                     var latencies: [Double] = []
                     var n = 0
                     while Runner.monotonicSeconds() < deadline {
-                        let request = Array("GET \(path(thread, n)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+                        let request = Array("GET \(path(thread, n)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)\r\n".utf8)
                         let sent = Runner.monotonicSeconds()
                         let answer = try connection.exchange(request)
                         latencies.append(Runner.monotonicSeconds() - sent)

@@ -26,7 +26,7 @@ enum ServeCommand {
         let log = RequestLog(context.writeErr)
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), log: { entry in
             log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")
-        }, handler: { api.handle($0) })
+        }, inline: { api.answerWithoutWaiting($0) }, handler: { api.handle($0) })
         do {
             try server.start()
         } catch {

@@ -138,6 +138,19 @@ final class MappedFile {
         guard isUnchanged else { throw changedError }
     }
 
+    /// What the file was when opened (inode, size, modification time).
+    var identity: FileIdentity { FileIdentity(opened) }
+
+    /// A second descriptor of the open file (the caller closes it); nil when it is not a
+    /// regular file held open.
+    func duplicateDescriptor() -> Int32? {
+        guard fd >= 0 else { return nil }
+        let copy = dup(fd)
+        guard copy >= 0 else { return nil }
+        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
+        return copy
+    }
+
     /// Whether `path` still names this very file (not a file renamed over it since it was opened).
     func isStill(at path: String) -> Bool {
         guard fd >= 0 else { return true }

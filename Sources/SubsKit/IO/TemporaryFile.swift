@@ -81,6 +81,21 @@ final class TemporaryFile {
         }
     }
 
+    /// A second descriptor of the file as written so far, and what it is (the caller closes it):
+    /// it keeps reading this version after the rename and after anything renamed over it later.
+    func readableCopy() throws -> (fd: Int32, identity: FileIdentity) {
+        let copy = dup(fd)
+        guard copy >= 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot keep the new version open") }
+        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
+        var info = stat()
+        guard fstat(copy, &info) == 0 else {
+            let code = errno
+            close(copy)
+            throw StoreFiles.writeError(path: store, errno: code, doing: "cannot keep the new version open")
+        }
+        return (copy, FileIdentity(info))
+    }
+
     /// Flushes the file to disk and closes it.
     func sync() throws {
         StoreFiles.pauseForTests("syncing")

@@ -172,9 +172,9 @@ public final class HTTPConnection: @unchecked Sendable {
     }
 
     /// `answered` for a response as a handler returns it (the Date header from the wall clock).
-    public func answered(_ response: HTTPResponse, to request: HTTPRequest, now: Int64) {
+    public func answered(_ response: HTTPResponse, to request: HTTPRequest, now: Int64, date: String? = nil) {
         let keepAlive = request.keepAlive && !response.closeConnection && !stopping
-        answered(response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD", date: imfFixdate(Int(time(nil)))),
+        answered(response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD", date: date ?? imfFixdate(Int(time(nil)))),
                  keepAlive: keepAlive, now: now)
     }
 

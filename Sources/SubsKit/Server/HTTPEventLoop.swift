@@ -30,6 +30,11 @@ final class HTTPEventLoop {
     private var statistics = HTTPServerStatistics()
     private var acceptPausedUntil: Int64 = 0
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Log lines of the answers made on the loop this turn (handed over once per turn).
+    private var logs: [HTTPRequestLog] = []
+    /// The Date header, made once per second.
+    private var dateSecond = -1
+    private var dateText = ""
 
     init(server: HTTPServer) {
         self.server = server
@@ -79,6 +84,8 @@ final class HTTPEventLoop {
             let timeout = Int32(clamping: max(0, min(next - now, 1000)))
             // The figures as they are whenever the loop waits.
             publish()
+            server.logFromLoop(logs)
+            logs.removeAll(keepingCapacity: true)
             let polled = poll(&fds, nfds_t(fds.count), timeout)
             if polled < 0 && errno != EINTR { usleep(10_000) }
 
@@ -99,6 +106,8 @@ final class HTTPEventLoop {
             }
             shedOverBound()
         }
+        server.logFromLoop(logs)
+        logs.removeAll()
         for client in clients.values { close(client.fd) }
         clients.removeAll()
         unsent = 0
@@ -191,6 +200,13 @@ final class HTTPEventLoop {
         while let event = client.connection.advance(now: now) {
             switch event {
             case .request(let request):
+                if let inline = server.inline, let response = inline(request) {
+                    // Answered here, without a hand-off: the bytes join the connection's
+                    // outgoing buffer like a worker's would (same bounds, same timeouts).
+                    client.connection.answered(response, to: request, now: now, date: date())
+                    logs.append(server.entry(request.method, request.path, response.status, since: now))
+                    continue
+                }
                 server.condition.lock()
                 server.jobs.append((client, request, ServerSocket.nowMs()))
                 server.condition.signal()
@@ -200,6 +216,15 @@ final class HTTPEventLoop {
             }
         }
         flush(client, now)
+    }
+
+    private func date() -> String {
+        let second = Int(time(nil))
+        if second != dateSecond {
+            dateSecond = second
+            dateText = imfFixdate(second)
+        }
+        return dateText
     }
 
     /// Writes what the socket takes now (never waits), shuts our side when the connection asks,

@@ -75,6 +75,12 @@ public struct HTTPServerStatistics: Sendable, Equatable {
 
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Answers a request on the event-loop thread when that needs no waiting; nil hands it to a
+    /// worker (`Handler`). Must never block: no lock held long, no scan, no pipe or socket.
+    public typealias InlineHandler = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// Called with each request's line from the event loop and from workers: it must never
+    /// block (a log that is not read must stall neither); `subs serve` queues the lines for a
+    /// writer thread of its own.
     public typealias Logger = @Sendable (HTTPRequestLog) -> Void
 
     public let configuration: HTTPServerConfiguration
@@ -82,6 +88,7 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port = 0
 
     private let handler: Handler
+    let inline: InlineHandler?
     private let logger: Logger?
 
     var listenFD: Int32 = -1
@@ -109,10 +116,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// True for loopback addresses (127.0.0.0/8, ::1, `localhost`): `serve` needs a token elsewhere.
     public static func isLoopback(host: String) -> Bool { ServerSocket.isLoopback(host) }
 
-    /// `handler` is called from several worker threads at once; so is `log`.
-    public init(configuration: HTTPServerConfiguration, log: Logger? = nil, handler: @escaping Handler) {
+    /// `handler` is called from several worker threads at once; so is `log`. `inline`, when
+    /// given, is tried first for every request, on the event-loop thread (GETs answered there
+    /// cost no hand-off to a worker).
+    public init(configuration: HTTPServerConfiguration, log: Logger? = nil, inline: InlineHandler? = nil,
+                handler: @escaping Handler) {
         self.configuration = configuration
         self.logger = log
+        self.inline = inline
         self.handler = handler
     }
 
@@ -186,8 +197,16 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func log(_ method: String, _ path: String, _ status: Int, since start: Int64) {
-        logger?(HTTPRequestLog(method: method, path: path, status: status,
-                               durationMs: Int(max(0, ServerSocket.nowMs() - start))))
+        logger?(entry(method, path, status, since: start))
+    }
+
+    func entry(_ method: String, _ path: String, _ status: Int, since start: Int64) -> HTTPRequestLog {
+        HTTPRequestLog(method: method, path: path, status: status, durationMs: Int(max(0, ServerSocket.nowMs() - start)))
+    }
+
+    /// Lines of the event loop's answers.
+    func logFromLoop(_ entries: [HTTPRequestLog]) {
+        for entry in entries { logger?(entry) }
     }
 
     // MARK: workers

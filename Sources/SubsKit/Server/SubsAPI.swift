@@ -8,11 +8,13 @@ import SubsJSON
 public final class SubsAPI: @unchecked Sendable {
     public let store: LocalStore
     /// Reads: the store indexed once, rescanned when the file changes.
-    private let served: ServedStore
+    let served: ServedStore
     /// Writes: the POSTs waiting are committed together, one rewrite for all of them.
     let commits: GroupCommit
     private let token: [UInt8]?
     private let clock: any Clock
+    private let dateLock = NSLock()
+    private var dateCache: (seconds: Int64, text: String) = (0, "")
     /// POST answers by Idempotency-Key (see `IdempotencyTable`); `replayBytes` for the tests.
     let replays: IdempotencyTable
     static let replayWindow: Int64 = 24 * 3600
@@ -25,8 +27,9 @@ public final class SubsAPI: @unchecked Sendable {
     public init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
         self.store = store
         replays = IdempotencyTable(budget: replayBudget, exactLimit: Self.replayExactLimit, window: Self.replayWindow)
-        self.served = ServedStore(path: store.path)
-        self.commits = GroupCommit(store: store, clock: clock)
+        let served = ServedStore(path: store.path)
+        self.served = served
+        self.commits = GroupCommit(store: store, served: served, clock: clock)
         self.token = token.map { Array($0.utf8) }
         self.clock = clock
     }
@@ -36,34 +39,79 @@ public final class SubsAPI: @unchecked Sendable {
         try served.prepare()
     }
 
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard let segments = request.pathSegments else { return .invalidRequest("the path is not valid UTF-8") }
+    /// Where a request goes. Answers that need no work are made here; the rest name the work.
+    enum Route {
+        case answer(HTTPResponse)
+        case customer(String)
+        case grant(String)
+        case revoke(String, entitlement: String)
+        case search
+    }
+
+    func route(_ request: HTTPRequest) -> Route {
+        guard let segments = request.pathSegments else { return .answer(.invalidRequest("the path is not valid UTF-8")) }
         if segments == ["v1", "health"] {
-            guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
-            return .json(.object(JSONObject([("status", .string("ok"))])))
+            guard request.method == "GET" || request.method == "HEAD" else { return .answer(.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            return .answer(.json(.object(JSONObject([("status", .string("ok"))]))))
         }
         guard segments.count >= 2, segments[0] == "v1", segments[1] == "customers",
-              segments.count == 2 || !segments[2].isEmpty else { return .notFound() }
+              segments.count == 2 || !segments[2].isEmpty else { return .answer(.notFound()) }
         guard authorized(request) else {
             var answer = HTTPResponse.error(status: 401, code: "unauthorized", message: "missing or wrong bearer token")
             answer.headers.append(("WWW-Authenticate", "Bearer"))
-            return answer
+            return .answer(answer)
         }
-        // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift).
-        if segments.count == 2 { return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
+        // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift), made on a
+        // worker: it scans the store file.
+        if segments.count == 2 { return .search }
         let id = segments[2]
         switch Array(segments.dropFirst(3)) {
         case []:
-            guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
-            return customer(id)
+            guard request.method == "GET" || request.method == "HEAD" else { return .answer(.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            return .customer(id)
         case ["grants"]:
-            guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body) }
+            guard request.method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
+            return .grant(id)
         case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
-            guard request.method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
-            return replayable(request, customer: id, action: rest) { revoke(id, entitlement: rest[1], body: request.body) }
+            guard request.method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
+            return .revoke(id, entitlement: rest[1])
         default:
-            return .notFound()
+            return .answer(.notFound())
+        }
+    }
+
+    /// Answers a request; may wait (for a scan of a changed store, for a group commit): the
+    /// server calls it on a worker thread.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch route(request) {
+        case .answer(let answer): return answer
+        case .customer(let id): return customer(id)
+        case .search: return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) })
+        case .grant(let id):
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body) }
+        case .revoke(let id, let entitlement):
+            return replayable(request, customer: id, action: ["entitlements", entitlement, "revoke"]) {
+                revoke(id, entitlement: entitlement, body: request.body)
+            }
+        }
+    }
+
+    /// The answer when it can be made without waiting — a GET from the version of the store
+    /// indexed now (one pread), the health check, a refusal; nil: `handle` it on a worker (a
+    /// POST, a store that is not there or not a regular file, a version whose scan failed).
+    /// The server calls it on its event-loop thread.
+    public func answerWithoutWaiting(_ request: HTTPRequest) -> HTTPResponse? {
+        switch route(request) {
+        case .answer(let answer): return answer
+        case .customer(let id):
+            switch served.customerWithoutWaiting(id) {
+            case .found(let customer): return answer(customer)
+            case .notFound: return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
+            case .failure(let error): return failure(error)
+            case .wait: return nil
+            }
+        case .grant, .revoke, .search:
+            return nil
         }
     }
 
@@ -77,16 +125,47 @@ public final class SubsAPI: @unchecked Sendable {
     /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
     private func customer(_ id: String) -> HTTPResponse {
         do {
-            guard let stored = try served.storedRecord(id) else {
+            guard let stored = try served.customer(id) else {
                 return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
             }
-            return answer(stored, status: 200)
+            return answer(stored)
         } catch {
             return failure(error)
         }
     }
 
-    private func answer(_ stored: StoredRecord, status: Int) -> HTTPResponse {
+    /// The customer as stored, decoded and written like a POST's answer (a replay of one).
+    private func rewritten(_ id: String, status: Int) -> HTTPResponse {
+        do {
+            guard let stored = try served.customer(id) else {
+                return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
+            }
+            let record = try JSON.parse(stored.record), products = try JSON.parse(stored.products)
+            return written(StoredRecord(id: stored.id, record: record, products: products), status: status)
+        } catch {
+            return failure(error)
+        }
+    }
+
+    /// A GET's answer, spliced from the record's bytes (see `CustomerAnswer`).
+    private func answer(_ stored: StoredCustomer) -> HTTPResponse {
+        let body = CustomerAnswer.body(stored, products: stored.products, requestDate: requestDate())
+        var answer = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
+        answer.customerId = stored.id
+        return answer
+    }
+
+    /// `requestDate` now, formatted once per second.
+    private func requestDate() -> String {
+        let now = clock.now()
+        dateLock.lock()
+        defer { dateLock.unlock() }
+        if dateCache.seconds != now.seconds || dateCache.text.isEmpty { dateCache = (now.seconds, ISODate.format(now)) }
+        return dateCache.text
+    }
+
+    /// A POST's answer: the record as the write left it, in the GET's shape.
+    private func written(_ stored: StoredRecord, status: Int) -> HTTPResponse {
         var record = JSONObject([("id", .string(stored.id))])
         for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
             record[member.key] = member.value
@@ -150,7 +229,7 @@ public final class SubsAPI: @unchecked Sendable {
     private func change(_ change: CustomerChange, id: String, status: Int) -> HTTPResponse {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
-        case .success(let stored): return answer(stored, status: status)
+        case .success(let stored): return written(stored, status: status)
         case .failure(let error): return failure(error, writing: true)
         }
     }
@@ -227,88 +306,11 @@ public final class SubsAPI: @unchecked Sendable {
         case .answer(let first):
             answer = first
         case .reference(let status):
-            // Too large to keep: the customer as it is now, with the first answer's status.
-            answer = customer(entry.canonical ?? entry.fingerprint.customer)
-            if answer.status == 200 { answer.status = status }
+            // Too large to keep: the customer as it is now, with the first answer's status,
+            // written as a POST's answer is (the same bytes when nothing changed meanwhile).
+            answer = rewritten(entry.canonical ?? entry.fingerprint.customer, status: status)
         }
         answer.headers.append(("Idempotent-Replayed", "true"))
         return answer
-    }
-}
-
-/// Group commit: a POST joins the queue; whoever finds no commit under way commits everything
-/// queued in one write (each request succeeding or failing on its own), and goes on while more
-/// arrived meanwhile. Fifty concurrent grants cost a few rewrites of the store, not fifty.
-final class GroupCommit: @unchecked Sendable {
-    private let store: LocalStore
-    private let clock: any Clock
-    private let lock = NSLock()
-    private var pending: [Job] = []
-    private var committing = false
-    /// Writes made so far (one per batch); the tests read it.
-    private(set) var batches = 0
-
-    private final class Job: @unchecked Sendable {
-        let request: ChangeRequest
-        var result: Result<StoredRecord, Error>?
-        let done = DispatchSemaphore(value: 0)
-        init(_ request: ChangeRequest) { self.request = request }
-    }
-
-    init(store: LocalStore, clock: any Clock) {
-        self.store = store
-        self.clock = clock
-    }
-
-    func submit(_ request: ChangeRequest) -> Result<StoredRecord, Error> {
-        let job = Job(request)
-        lock.lock()
-        pending.append(job)
-        if committing {
-            lock.unlock()
-            job.done.wait()
-            return job.result!
-        }
-        committing = true
-        lock.unlock()
-        gatherArrivals()
-        while true {
-            lock.lock()
-            let batch = pending
-            pending = []
-            if batch.isEmpty {
-                committing = false
-                lock.unlock()
-                break
-            }
-            batches += 1
-            lock.unlock()
-            let results: [Result<StoredRecord, Error>]
-            do {
-                results = try store.applyEach(batch.map(\.request), now: clock.now()).map { $0.mapError { $0 as Error } }
-            } catch {
-                results = batch.map { _ in .failure(error) }
-            }
-            for (waiting, result) in zip(batch, results) {
-                waiting.result = result
-                if waiting !== job { waiting.done.signal() }
-            }
-        }
-        return job.result!
-    }
-
-    /// Requests sent together arrive over a few milliseconds: the first one waits until none
-    /// came for 2 ms (20 ms at most) so that they share its write instead of the next one —
-    /// a rewrite of the store takes far longer than the wait.
-    private func gatherArrivals() {
-        var waited = 0
-        var seen = lock.withLock { pending.count }
-        while waited < 20_000 {
-            usleep(2_000)
-            waited += 2_000
-            let now = lock.withLock { pending.count }
-            if now == seen { break }
-            seen = now
-        }
     }
 }

@@ -84,6 +84,12 @@ extension LocalStore {
         try StoreWriter(path: path, lockTimeout: lockTimeout).applyEach(requests, now: now)
     }
 
+    /// `applyEach`, with what the write did (the server's index follows it).
+    func applyEachReporting(_ requests: [ChangeRequest], now: Instant) throws
+        -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
+        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEachReporting(requests, now: now)
+    }
+
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)

@@ -29,6 +29,13 @@ struct StoreWriter {
     /// the POSTs waiting together): the ones that succeed are committed in one rewrite, in
     /// request order (two changes to one customer both apply).
     func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
+        try applyEachReporting(requests, now: now).results
+    }
+
+    /// `applyEach`, with what the write did (nil when nothing was written): the server updates
+    /// its index from it instead of scanning the new version.
+    func applyEachReporting(_ requests: [ChangeRequest], now: Instant) throws
+        -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let path = try StoreFiles.resolvedPath(self.path)
         let ids = Array(Set(requests.map(\.id)))
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
@@ -110,7 +117,7 @@ struct StoreWriter {
             throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
         }
         if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
-        if let temp { try commit(edits, over: store, from: copied, via: temp) }
+        if let temp { _ = try commit(edits, over: store, from: copied, via: temp) }
         return ChangeResult(catalog: catalog, customers: changed)
     }
 
@@ -151,8 +158,9 @@ struct StoreWriter {
         return (record, object)
     }
 
-    /// Writes the store with `edits` spliced in to `temp` and puts it in place.
-    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws {
+    /// Writes the store with `edits` spliced in to `temp` and puts it in place; reports the
+    /// edits as written, with the new version open for reading.
+    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws -> CommitReport {
         let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
         // What is still mapped from the scan and the reads of the customers goes before the
         // copy, which then releases behind itself.
@@ -162,13 +170,21 @@ struct StoreWriter {
                          written: { store.file.release(upTo: $0) })
         // Rewritten in place or replaced by someone else since it was read: the new
         // version would undo their change. Refused, nothing written.
-        try temp.commit(over: store.path) {
-            guard store.file.isUnchanged, store.file.isStill(at: store.path) else { throw store.file.changedError }
+        // The new version stays readable through this descriptor whatever is renamed over it later.
+        let written = try temp.readableCopy()
+        do {
+            try temp.commit(over: store.path) {
+                guard store.file.isUnchanged, store.file.isStill(at: store.path) else { throw store.file.changedError }
+            }
+        } catch {
+            close(written.fd)
+            throw error
         }
+        return CommitReport(base: store.file.identity, written: RecordFile(fd: written.fd, identity: written.identity), edits: edits)
     }
 
     private func rewriteEach(_ requests: [ChangeRequest], ids: [String], in store: ScannedStore, temp: TemporaryFile?,
-                             now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
+                             now: Instant) throws -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
         let slot = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
@@ -228,10 +244,11 @@ struct StoreWriter {
             return Splice.replaceValue(customer.span.range, with: .object(customer.object), in: store)
         }
         if !created.isEmpty { edits.append(try Splice.insertCustomers(created.map { ($0.id, .object($0.object)) }, into: store)) }
+        var report: CommitReport?
         if let temp {
-            if edits.isEmpty { temp.discard() } else { try commit(edits, over: store, from: copied, via: temp) }
+            if edits.isEmpty { temp.discard() } else { report = try commit(edits, over: store, from: copied, via: temp) }
         }
-        return results
+        return (results, report)
     }
 
     /// Whether the store ends its lines with CRLF (its first line break tells).
