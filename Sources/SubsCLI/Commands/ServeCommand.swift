@@ -85,7 +85,8 @@ final class RequestLog: @unchecked Sendable {
         }
         queued.append(line)
         queuedBytes += line.utf8.count
-        condition.broadcast()
+        // Only the first line of a batch wakes the writer (which then takes every line waiting).
+        if queued.count == 1 { condition.broadcast() }
     }
 
     /// Waits until what was said is written, at most `seconds` (a stuck standard error must not
