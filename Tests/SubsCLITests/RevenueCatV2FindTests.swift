@@ -127,6 +127,28 @@ final class RevenueCatV2FindTests: RevenueCatV2TestCase {
         XCTAssertEqual(asked.filter { $0.hasSuffix("?expand=attributes") }.count, RevenueCatV2Source.matchCap)
     }
 
+    func testAnIdTheSearchMissesIsLookedUpAndACustomerGoneIsSaid() throws {
+        // A search that matches emails only (an older edition of RevenueCat's reference): ids are still found.
+        rc.script = { _, r in r.path.hasSuffix("/customers") ? .json(F.list([]), headers: [("Date", F.date)]) : nil }
+        let lena = try json(["find", "lena"])
+        assertMatch(matches(lena).first, "lena", "customerId", nil, ["premium"])
+        XCTAssertTrue(rc.paths.contains("/v2/projects/\(F.project)/customers/lena?expand=attributes"), "\(rc.paths)")
+        let nobody = run(["find", "nobody@example.com"])
+        XCTAssertEqual(nobody.status, .notFound, nobody.stderr)
+        XCTAssertTrue(rc.paths.contains("/v2/projects/\(F.project)/customers/nobody%40example.com?expand=attributes"), "\(rc.paths)")
+
+        // A customer the search names but that is gone when read: said, and the others shown.
+        rc.script = { _, r in
+            r.path.hasSuffix("/customers") ? .json(F.list([F.customer("ghost", active: []), F.customer("lena", active: [])]),
+                                                   headers: [("Date", F.date)]) : nil
+        }
+        let result = run(["find", "lena@example.com", "--json"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        XCTAssertEqual(matches(try JSON.parse(result.stdout)).map { $0["customerId"] }, [.string("lena")])
+        XCTAssertTrue(result.stderr.contains("subs: warning: RevenueCat customer 'ghost' was found by the search but was gone when it was read"),
+                      result.stderr)
+    }
+
     func testARepeatedCursorAndAMalformedItem() throws {
         rc.script = { _, r in
             guard r.path.hasSuffix("/customers") else { return nil }

@@ -33,27 +33,37 @@ extension RevenueCatV2Source {
         var notes: [String] = []
         var warnings: [String] = []
         var found: [[String]] = []
+        var statuses: [String: CustomerStatus] = [:]
+        var requestDate: Instant?
+        /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings kept.
+        func read(_ id: String) throws -> CustomerStatus? {
+            let answer = try self.statuses(of: [id], at: t)
+            for note in answer.notes where !notes.contains(note) { notes.append(note) }
+            warnings += answer.warnings
+            guard let status = answer.statuses.first ?? nil else { return nil }
+            requestDate = requestDate ?? answer.requestDate
+            statuses[id] = status
+            statuses[status.record.id] = status
+            return status
+        }
         for term in query.terms {
-            found.append(try search(term, budget: &budget, notes: &notes, warnings: &warnings))
+            var ids = try search(term, budget: &budget, notes: &notes, warnings: &warnings)
+            // Nothing found: the term is also looked up as an app user id, as check does (v2 creates
+            // no customer on GET), so an id is found even by a search that matches emails only, as
+            // an older edition of RevenueCat's reference said.
+            if ids.isEmpty, !budget.spent, let status = try read(term) { ids = [status.record.id] }
+            found.append(ids)
         }
 
         // Each customer read once, however many terms found it; no more once the budget is spent.
-        var statuses: [String: CustomerStatus] = [:]
-        var requestDate: Instant?
         var unread: [String] = []
         var gone: Set<String> = []
         for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
             guard !budget.spent else { unread.append(id); continue }
-            let answer = try self.statuses(of: [id], at: t)
-            for note in answer.notes where !notes.contains(note) { notes.append(note) }
-            warnings += answer.warnings
-            guard let status = answer.statuses.first ?? nil else {
+            if try read(id) == nil {
                 warnings.append("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
                 gone.insert(id)
-                continue
             }
-            requestDate = requestDate ?? answer.requestDate
-            statuses[id] = status
         }
         if !unread.isEmpty {
             notes.append("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
