@@ -24,6 +24,7 @@ enum FindCommand {
             throw CommandFailure(.usage, refused.reason)
         }
         Commands.say(answer.notes, context)
+        Commands.warn(answer.warnings, context)
         var status = ExitCode.success
         for result in answer.results where result.matches.isEmpty {
             let failure = CommandFailure(.notFound, "no customer matches \(Terminal.quoted(result.term, escaping: false))")

@@ -46,7 +46,11 @@ enum ManProse {
         (GPA., an Apple order id such as MK3Q9Z7X1T, 12 to 20 digits, Stripe in_, sub_, si_, pi_ or ch_, \
         Amazon amzn1.), or --attribute, is exit status 64 with a sentence saying so, and nothing is sent. \
         When check, history or renew-count cannot find a USER that looks like one of these, the error \
-        suggests subs find.
+        suggests subs find. \
+        With a RevenueCat v2 base URL, find searches emails, app user ids, Apple, Google Play and Amazon \
+        transaction ids and Apple order ids through its search parameter, not --attribute or Stripe ids \
+        (exit status 64); there matchedBy is customerId or email when the customer shows it, else \
+        inferred from the term's shape (orderId, transactionId, or alias).
         """,
         """
         DATE is 2026-03-01T12:00:00Z, with fractional seconds or a +hh:mm offset if wanted, or \

@@ -127,11 +127,14 @@ public struct FindAnswer: Sendable {
     public var results: [FindResult]
     /// Said on stderr (`subs: note: ...`).
     public var notes: [String]
+    /// Said on stderr (`subs: warning: ...`): an item of the platform's answer left out.
+    public var warnings: [String]
 
-    public init(requestDate: Instant, results: [FindResult], notes: [String] = []) {
+    public init(requestDate: Instant, results: [FindResult], notes: [String] = [], warnings: [String] = []) {
         self.requestDate = requestDate
         self.results = results
         self.notes = notes
+        self.warnings = warnings
     }
 }
 

@@ -1,8 +1,8 @@
 // `find` behind the source seam. A record-backed source (the local store, `subs serve`) searches
 // every kind of term; a platform searches what its API allows — by default an id, through the
 // same lookup `check` makes. RevenueCat's API v2 (`GET /projects/{id}/customers?search=TERM`,
-// email, app user ids, store transaction ids and Apple order ids, paginated for emails) plugs in
-// here: its source declares `searchableKinds` and implements `find` with that request.
+// email, app user ids, store transaction ids and Apple order ids, paginated for emails) declares
+// its own `searchableKinds` and `find` (RevenueCatV2Find.swift).
 
 /// A query a source cannot search (a kind of term its API has no lookup for): the CLI says the
 /// sentence and exits 64.
@@ -42,7 +42,7 @@ extension CustomerSource {
                 customerId: status.record.id, matchedBy: status.record.id == term ? .customerId : .alias,
                 email: FindMatch.email(of: status.record), activeEntitlements: status.activeEntitlementIds)])
         }
-        return FindAnswer(requestDate: answer.requestDate, results: results, notes: answer.notes)
+        return FindAnswer(requestDate: answer.requestDate, results: results, notes: answer.notes, warnings: answer.warnings)
     }
 }
 

@@ -111,19 +111,21 @@ public struct RevenueCatV2Source: CustomerSource {
     }
 
     /// Every page of a list from `after` on (nil: the first), each one item malformed left out and
-    /// warned about; `unfinished` says why the list stopped before its end.
-    func list<Item>(_ path: String, id: String, what: String, after: String? = nil, budget: inout Budget,
+    /// warned about; `unfinished` says why the list stopped before its end. At most `cap` pages;
+    /// once `enough` items are read the next page is not asked for (a search: see RevenueCatV2Find).
+    func list<Item>(_ path: String, id: String, what: String, after: String? = nil, cap: Int = pageCap, enough: Int = .max,
+                    budget: inout Budget,
                     notes: inout [String], warnings: inout [String], label: String,
                     _ decode: ([UInt8]) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
         var items: [Item] = []
         var cursor = after
         var seen: Set<String> = []
-        for page in 1...Self.pageCap {
+        for page in 1...cap {
             if page > 1 || after != nil, budget.spent {
                 return (items, "its \(what) were read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
                         + "\(RemoteFormat.seconds(budget.seconds)) s was spent")
             }
-            let query = "?limit=\(Self.pageSize)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
+            let query = (path.contains("?") ? "&" : "?") + "limit=\(Self.pageSize)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
             let answer = try client.get(path + query, customer: id, cachePolicy: cachePolicy)
             // A page from the cache says so (its age), like the customer's answer.
             for note in answer.warnings where !notes.contains(note) { notes.append(note) }
@@ -137,13 +139,13 @@ public struct RevenueCatV2Source: CustomerSource {
             let decoded = try decoded(answer, decode)
             warnings += decoded.problems.map { $0.leftOut(of: label) }
             items += decoded.items
-            guard let next = decoded.nextCursor else { return (items, nil) }
+            guard let next = decoded.nextCursor, items.count < enough else { return (items, nil) }
             guard seen.insert(next).inserted, next != cursor else {
                 return (items, "RevenueCat answered the same page of its \(what) twice, so subs stopped reading it")
             }
             cursor = next
         }
-        return (items, "its \(what) were read for \(Self.pageCap) pages only (subs reads at most \(Self.pageCap) pages "
+        return (items, "its \(what) were read for \(cap) pages only (subs reads at most \(cap) pages "
                 + "of \(Self.pageSize) items of a list)")
     }
 

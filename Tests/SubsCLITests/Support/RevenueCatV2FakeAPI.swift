@@ -18,6 +18,8 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         var body: JSONValue
         var subscriptions: [JSONValue] = []
         var purchases: [JSONValue] = []
+        /// What else `search` finds it by (other app user ids, store transaction and order ids).
+        var searchable: [String] = []
     }
 
     private let lock = NSLock()
@@ -74,6 +76,21 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         let query = Self.query(r.query)
         let rest = Array(segments.dropFirst(3))
         switch rest.count {
+        case 1 where rest[0] == "customers":
+            // RevenueCat's search: the exact `$email` value, an app user id, a store id. The items
+            // are customers without their attributes (the list takes no `expand`).
+            guard let term = query["search"], !term.isEmpty else {
+                problems.append("a customer list without search")
+                return Self.error(400, "parameter_error", "search is required")
+            }
+            let items = customers.keys.sorted().compactMap { id -> JSONValue? in
+                let c = customers[id]!
+                let email = c.body["attributes"]?["items"]?.arrayValue?.first { $0["name"]?.stringValue == "$email" }?["value"]?.stringValue
+                guard email == term || id == term || c.searchable.contains(term), var object = c.body.objectValue else { return nil }
+                object["attributes"] = nil
+                return .object(object)
+            }
+            return page(items, path: r.path, query: query, expect: expect)
         case 2 where rest[0] == "customers":
             expect(query["expand"] == "attributes", "customer asked without expand=attributes")
             guard let c = customers[rest[1]] else { return Self.error(404, "resource_missing", "Resource not found") }

@@ -1,0 +1,124 @@
+// `find` through RevenueCat's API v2: GET /customers?search=TERM (the base URL holds the project).
+// RevenueCat's reference (list-customers, openapi-spec api-v2.yaml) matches the term, in order,
+// against the `$email` attribute (exact), the customer's app user ids, store transaction ids
+// (Apple, Google Play, Amazon) and Apple order ids; email searches are paginated, the others answer
+// one page. Each customer found is then read as `check` reads it (the customer with its attributes,
+// its subscriptions and purchases: three requests), so that ACTIVE is check's answer at T. That is
+// the N+1 of a search, bounded: `matchCap` customers a term, within one --timeout budget.
+
+import SubsJSON
+
+extension RevenueCatV2Source {
+    /// Customers described a term at most (each costs three requests); past it a note says more match.
+    public static let matchCap = 20
+    /// Pages of one search read at most: with RevenueCat's 100 a page `matchCap` comes first; a
+    /// server cutting pages shorter stops here and the note says so.
+    public static let searchPageCap = 10
+
+    public var searchableKinds: SearchKinds { [.ids, .emails, .transactions] }
+
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "RevenueCat's API v2 searches the $email attribute, app user ids, Apple, Google Play and Amazon transaction ids "
+            + "and Apple order ids, not " + (kind == .attributes ? "other attributes" : "that")
+    }
+
+    public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
+        try requireSearchable(query)
+        // Stripe's ids look like store ids, but v2's search names no Stripe field: refused, not "no match".
+        if let stripe = query.terms.first(where: Self.isStripeId) {
+            throw NotSearchable("'\(stripe)' looks like a Stripe id, and RevenueCat's API v2 searches Apple, Google Play "
+                                + "and Amazon transaction ids and Apple order ids, not Stripe's")
+        }
+        var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
+        var notes: [String] = []
+        var warnings: [String] = []
+        var found: [[String]] = []
+        var statuses: [String: CustomerStatus] = [:]
+        var requestDate: Instant?
+        /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings kept.
+        func read(_ id: String) throws -> CustomerStatus? {
+            let answer = try self.statuses(of: [id], at: t)
+            for note in answer.notes where !notes.contains(note) { notes.append(note) }
+            warnings += answer.warnings
+            guard let status = answer.statuses.first ?? nil else { return nil }
+            requestDate = requestDate ?? answer.requestDate
+            statuses[id] = status
+            statuses[status.record.id] = status
+            return status
+        }
+        for term in query.terms {
+            var ids = try search(term, budget: &budget, notes: &notes, warnings: &warnings)
+            // Nothing found: the term is also looked up as an app user id, as check does (v2 creates
+            // no customer on GET), so an id is found even by a search that matches emails only, as
+            // an older edition of RevenueCat's reference said.
+            if ids.isEmpty, !budget.spent, let status = try read(term) { ids = [status.record.id] }
+            found.append(ids)
+        }
+
+        // Each customer read once, however many terms found it; no more once the budget is spent.
+        var unread: [String] = []
+        var gone: Set<String> = []
+        for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
+            guard !budget.spent else { unread.append(id); continue }
+            if try read(id) == nil {
+                warnings.append("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
+                gone.insert(id)
+            }
+        }
+        if !unread.isEmpty {
+            notes.append("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
+                         + "the --timeout of \(RemoteFormat.seconds(budget.seconds)) s was spent")
+        }
+        let results = zip(query.terms, found).map { term, ids in
+            FindResult(term: term, matches: ids.compactMap { statuses[$0] }.map { status in
+                let email = FindMatch.email(of: status.record)
+                return FindMatch(customerId: status.record.id, matchedBy: Self.matchKind(term, customerId: status.record.id, email: email),
+                                 email: email, activeEntitlements: status.activeEntitlementIds.sorted())
+            }.enumerated().sorted { a, b in a.element.matchedBy != b.element.matchedBy ? a.element.matchedBy < b.element.matchedBy : a.offset < b.offset }
+              .map(\.element))
+        }
+        return FindAnswer(requestDate: t ?? requestDate ?? clock.now(), results: results, notes: notes, warnings: warnings)
+    }
+
+    /// The ids of the customers RevenueCat's search names for `term`, in its order, at most
+    /// `matchCap`. An email typed with capitals is searched as typed and in lower case too
+    /// (RevenueCat matches `$email` exactly; `find` promises case-insensitive emails).
+    func search(_ term: String, budget: inout Budget, notes: inout [String], warnings: inout [String]) throws -> [String] {
+        var spellings = [term]
+        if TermShape(of: term) == .email, term.lowercased() != term { spellings.append(term.lowercased()) }
+        var ids: [String] = []
+        var more = false
+        for spelling in spellings {
+            let label = "RevenueCat's search for '\(spelling)'"
+            let page = try list("/customers?search=" + RemoteURL.segment(spelling), id: "search:" + spelling, what: "matches",
+                                cap: Self.searchPageCap, enough: Self.matchCap + 1, budget: &budget, notes: &notes,
+                                warnings: &warnings, label: label) { try RevenueCatV2Wire.customers($0) }
+            if let reason = page.unfinished { notes.append("\(label): \(reason)") }
+            for customer in page.items where !ids.contains(customer.id) {
+                guard ids.count < Self.matchCap else { more = true; break }
+                ids.append(customer.id)
+            }
+        }
+        if more {
+            notes.append("more than \(Self.matchCap) customers match '\(term)': the first \(Self.matchCap) are shown "
+                         + "(subs reads at most \(Self.matchCap) customers a term, three requests each)")
+        }
+        return ids
+    }
+
+    /// How `term` matched: what subs can see in the customer (its id, its email, case-insensitive),
+    /// else what the term's shape says RevenueCat matched — an Apple `M…` or Google `GPA.…` order
+    /// id, a store transaction id, or else one of the customer's other app user ids (an alias).
+    /// v2's search does not say which field matched; the README says these last three are inferred.
+    static func matchKind(_ term: String, customerId: String, email: String?) -> MatchKind {
+        if term == customerId { return .customerId }
+        if let email, email.lowercased() == term.lowercased() { return .email }
+        guard TermShape(of: term) == .storeId else { return .alias }
+        let isAppleOrder = term.utf8.count == 10 && term.hasPrefix("M")
+        return isAppleOrder || term.hasPrefix("GPA.") ? .orderId : .transactionId
+    }
+
+    static func isStripeId(_ term: String) -> Bool {
+        TermShape(of: term) == .storeId && ["in_", "sub_", "si_", "pi_", "ch_"].contains { term.hasPrefix($0) }
+    }
+}
