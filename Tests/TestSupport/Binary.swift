@@ -55,8 +55,8 @@ public enum Binary {
     public static func startWithOutputFiles(_ arguments: [String], env: [String: String] = [:],
                                             in directory: String) throws -> (Process, out: String, err: String) {
         let out = directory + "/stdout-" + UUID().uuidString, err = directory + "/stderr-" + UUID().uuidString
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         let process = try start(arguments, env: env, stdout: FileHandle(forWritingAtPath: out),
                                 stderr: FileHandle(forWritingAtPath: err))
         return (process, out, err)

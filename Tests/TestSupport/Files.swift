@@ -25,14 +25,14 @@ public final class TempDir {
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
         let file = path + "/" + name
-        FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
         return file
     }
 
     @discardableResult
     public func write(_ name: String, bytes: [UInt8]) -> String {
         let file = path + "/" + name
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         return file
     }
 }
