@@ -27,10 +27,11 @@ let package = Package(
         .executableTarget(name: "subs", dependencies: ["SubsCLI"]),
         // The benchmark of SPEC section 8: generates the stores, times subs against jq.
         .executableTarget(name: "subs-bench", dependencies: ["SubsKit", "SubsJSON"]),
-        // Shared by the test targets: skip (CI: fail) when a tool or fixture is missing.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Shared by every test target: the one CLI harness (in-process and the built binary), the
+        // loopback socket helper, temporary folders, and skip (CI: fail) when a tool is missing.
+        .target(name: "TestSupport", dependencies: ["SubsCLI", "SubsKit", "SubsJSON"], path: "Tests/TestSupport"),
         .testTarget(name: "SubsJSONTests", dependencies: ["SubsJSON", "TestSupport"]),
-        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON", "SubsSystem"]),
+        .testTarget(name: "SubsKitTests", dependencies: ["SubsKit", "SubsJSON", "SubsSystem", "TestSupport"]),
         .testTarget(name: "SubsCLITests", dependencies: ["SubsCLI", "SubsKit", "SubsJSON", "TestSupport"]),
     ]
 )

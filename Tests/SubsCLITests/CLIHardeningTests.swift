@@ -20,14 +20,7 @@ final class CLIHardeningTests: XCTestCase {
     // MARK: standard output that cannot be written (item 5)
 
     func run(_ arguments: [String], delivery: OutputDelivery, env: [String: String] = [:]) -> CLIResult {
-        final class Sink: @unchecked Sendable { var text = "" }
-        let out = Sink(), err = Sink()
-        var environment = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config", "SUBS_NOW": testNow]
-        environment.merge(env) { $1 }
-        let context = Context(writeOut: { out.text += $0 }, writeErr: { err.text += $0 }, readIn: { [] },
-                              environment: environment, clock: FixedClock(Instant(seconds: 0)),
-                              stdoutIsTerminal: false, finishOut: { delivery })
-        return CLIResult(status: CLI.run(arguments: arguments, context: context), stdout: out.text, stderr: err.text)
+        CLIHarness(env: env, delivery: delivery).run(arguments)
     }
 
     func testFailedOutputIsExit74OverSuccessAndNotFound() {
@@ -220,13 +213,9 @@ final class CLIHardeningTests: XCTestCase {
     // MARK: invalid UTF-8 in arguments and on stdin (item 14)
 
     func runRaw(_ raw: [[UInt8]], stdin: [UInt8] = []) -> CLIResult {
-        final class Sink: @unchecked Sendable { var text = "" }
-        let out = Sink(), err = Sink()
-        let context = Context(writeOut: { out.text += $0 }, writeErr: { err.text += $0 }, readIn: { stdin },
-                              environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config", "SUBS_NOW": testNow],
-                              clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false, rawArguments: raw)
-        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
-        return CLIResult(status: CLI.run(arguments: arguments, context: context), stdout: out.text, stderr: err.text)
+        var harness = CLIHarness(rawArguments: raw)
+        harness.stdin = stdin
+        return harness.run(raw.map { String(decoding: $0, as: UTF8.self) })
     }
 
     func testInvalidUTF8InAnyArgumentIsUsageError() throws {

@@ -200,21 +200,18 @@ final class CacheTrustTests: XCTestCase {
 /// premium while the server says she has not. It must never pass `--require`.
 final class SharedCacheAttackTests: XCTestCase {
     let dir = TempDir()
-    var server: HTTPServer!
+    var server: LoopbackSubsServer!
     var store = ""
     var base = ""
 
     override func setUpWithError() throws {
         store = dir.write("store.json", TestStore.json)
-        let api = SubsAPI(store: LocalStore(path: store), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: { api.handle($0) })
-        try server.start()
-        base = "http://127.0.0.1:\(server.port)"
+        server = try LoopbackSubsServer(store: store, token: "t0ken")
+        base = server.base
     }
 
     override func tearDown() {
         server.stop()
-        server.wait()
     }
 
     func subs(_ arguments: [String], cache: String) throws -> CLIResult {
@@ -261,7 +258,6 @@ final class SharedCacheAttackTests: XCTestCase {
         XCTAssertEqual(try contents(shared + "/subs"), before, "nothing written there", file: file, line: line)
 
         server.stop()
-        server.wait()
         let down = try subs(["check", "alice", "--require", "premium", "-q"], cache: shared)
         XCTAssertEqual(down.status, .unavailable, down.stderr, file: file, line: line)
         XCTAssertTrue(down.stderr.hasPrefix(warning), down.stderr, file: file, line: line)

@@ -13,21 +13,19 @@ final class FindServeTests: XCTestCase {
     private var dir: TempDir!
     private var store: String!
     private var api: SubsAPI!
-    private var server: HTTPServer!
+    private var server: LoopbackSubsServer!
     private var base = ""
 
     override func setUpWithError() throws {
         dir = TempDir()
         store = dir.write("store.json", DemoStore.json)
-        api = SubsAPI(store: LocalStore(path: store), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: { [api] in api!.handle($0) })
-        try server.start()
-        base = "http://127.0.0.1:\(server.port)"
+        server = try LoopbackSubsServer(store: store, token: "t0ken")
+        api = server.api
+        base = server.base
     }
 
     override func tearDown() {
         server.stop()
-        server.wait()
     }
 
     private func get(_ target: String, token: String? = "t0ken", method: String = "GET") -> HTTPResponse {

@@ -4,9 +4,8 @@
 import XCTest
 @testable import SubsCLI
 
-/// The repository root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().path
+/// The repository root (TestSupport's Repo).
+let repositoryRoot = Repo.root.path
 
 /// Compares `text` with the file at `path` (relative to the repository root). With SUBS_RECORD=1
 /// the file is rewritten instead, and the test fails so that a recording never passes silently.

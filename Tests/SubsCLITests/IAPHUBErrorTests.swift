@@ -75,10 +75,7 @@ final class IAPHUBErrorTests: IAPHUBTestCase {
         XCTAssertTrue(offline.stderr.contains("no cached answer"), offline.stderr)
         let unreachable = iaphub(["check", "lifetime"])
         XCTAssertEqual(unreachable.status, .unavailable, unreachable.stderr)
-        for file in (try? FileManager.default.subpathsOfDirectory(atPath: dir.path + "/cache")) ?? [] {
-            let text = (try? String(contentsOfFile: dir.path + "/cache/" + file, encoding: .utf8)) ?? ""
-            XCTAssertFalse(text.contains(IAPHUBTestServer.key), file)
-        }
+        assertNoFileContains([IAPHUBTestServer.key], under: dir.path + "/cache")
         server = try IAPHUBTestServer()
     }
 
@@ -178,15 +175,8 @@ final class IAPHUBDateHeaderTests: XCTestCase {
     }
 
     private func run(_ args: [String], headers: [(name: String, value: String)]) -> CLIResult {
-        final class Sink: @unchecked Sendable { var text = "" }
-        let out = Sink(), err = Sink()
-        var context = Context(writeOut: { out.text += $0 }, writeErr: { err.text += $0 }, readIn: { [] },
-                              environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config",
-                                            "SUBS_NOW": testNow, "SUBS_API_KEY": "k", "XDG_CACHE_HOME": "/nonexistent-cache"],
-                              clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-        context.http = Scripted(headers: headers)
-        let status = CLI.run(arguments: ["--provider", "iaphub", "--remote", "https://api.iaphub.com/v1/app/a1"] + args, context: context)
-        return CLIResult(status: status, stdout: out.text, stderr: err.text)
+        CLIHarness(env: ["SUBS_API_KEY": "k", "XDG_CACHE_HOME": "/nonexistent-cache"], http: Scripted(headers: headers))
+            .run(["--provider", "iaphub", "--remote", "https://api.iaphub.com/v1/app/a1"] + args)
     }
 
     func testRequestDateIsTheDateHeaderElseTheLocalClock() throws {

@@ -26,20 +26,8 @@ final class OutputFailureTests: XCTestCase {
 
     /// Runs the binary with `stdout` as its standard output (fixed clock, no user config).
     func run(_ arguments: [String], stdout: FileHandle, env: [String: String] = [:]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment.removeValue(forKey: "SUBS_FORMAT")
-        environment.merge(env) { $1 }
-        process.environment = environment
-        process.standardOutput = stdout
         let err = Pipe()
-        process.standardError = err
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
+        let process = try Binary.start(arguments, env: env, stdout: stdout, stderr: err)
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, reason: process.terminationReason,

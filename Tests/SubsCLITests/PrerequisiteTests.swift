@@ -24,6 +24,30 @@ final class PrerequisiteTests: XCTestCase {
         }
     }
 
+    func testNoIPv6LoopbackSkipsWithTheReasonOnlyWithoutIPv6() throws {
+        let dir = TempDir()
+        let none = dir.write("if_inet6-none", "")
+        let some = dir.write("if_inet6-some", "00000000000000000000000000000001 01 80 10 80       lo\n")
+        for environment in [[:], ["CI": "true"]] {
+            XCTAssertThrowsError(try Prerequisite.ipv6Loopback(environment: environment, interfaces: none, listens: { false })) { error in
+                XCTAssertTrue(error is XCTSkip, "\(environment): \(error)")
+                XCTAssertTrue("\(error)".contains("this machine has no IPv6"), "\(error)")
+            }
+            XCTAssertThrowsError(try Prerequisite.ipv6Loopback(environment: environment, interfaces: dir.path + "/absent",
+                                                               listens: { false })) { error in
+                XCTAssertTrue(error is XCTSkip, "\(environment): \(error)")
+            }
+        }
+        XCTAssertThrowsError(try Prerequisite.ipv6Loopback(environment: [:], interfaces: some, listens: { false })) { error in
+            XCTAssertTrue(error is XCTSkip, "\(error)")
+            XCTAssertTrue("\(error)".contains("nothing can listen on ::1"), "\(error)")
+        }
+        XCTAssertThrowsError(try Prerequisite.ipv6Loopback(environment: ["CI": "true"], interfaces: some, listens: { false })) { error in
+            XCTAssertTrue(error is Prerequisite.Missing, "\(error)")
+        }
+        XCTAssertNoThrow(try Prerequisite.ipv6Loopback(environment: ["CI": "true"], interfaces: none, listens: { true }))
+    }
+
     func testPresentToolIsFoundOnPath() throws {
         XCTAssertEqual(try Prerequisite.tool("sh", environment: ["PATH": "/nonexistent:/bin", "CI": "true"]), "/bin/sh")
     }

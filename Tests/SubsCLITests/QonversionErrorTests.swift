@@ -162,12 +162,7 @@ final class QonversionErrorTests: XCTestCase {
         XCTAssertEqual(gone.status, .unavailable, gone.stderr)
         XCTAssertEqual(run(["grant", "alice", "beta", "--duration", "P1D"]).status, .unavailable, "a write needs Qonversion")
 
-        let files = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/cache")
-        XCTAssertFalse(files.isEmpty)
-        for file in files {
-            let text = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/cache/" + file))) ?? Data(), as: UTF8.self)
-            XCTAssertFalse(text.contains(QonversionFakeAPI.projectKey) || text.contains(QonversionFakeAPI.secretKey), file)
-        }
+        assertNoFileContains([QonversionFakeAPI.projectKey, QonversionFakeAPI.secretKey], under: dir.path + "/cache")
     }
 
     func testAProjectKeyIsCachedApartFromTheSecretKey() {

@@ -82,14 +82,8 @@ final class ReadmeExamplesTests: XCTestCase {
             XCTAssertEqual(args.first, "subs", "README line \(example.line)")
             args.removeFirst()
             args = args.map { $0 == "examples/store.json" ? Repo.exampleStore : $0 == "broken.json" ? broken : $0 }
-            final class Sink: @unchecked Sendable { var text = "" }
-            let both = Sink()
-            let context = Context(writeOut: { both.text += $0 }, writeErr: { both.text += $0 }, readIn: { [] },
-                                  environment: ["SUBS_NOW": testNow, "SUBS_STORE": copy, "HOME": "/nonexistent-home",
-                                                "XDG_CONFIG_HOME": "/nonexistent-config"],
-                                  clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-            _ = CLI.run(arguments: args, context: context)
-            let shown = both.text.replacingOccurrences(of: broken, with: "broken.json")
+            let both = CLIHarness(env: ["SUBS_STORE": copy]).run(args).combined
+            let shown = both.replacingOccurrences(of: broken, with: "broken.json")
             XCTAssertEqual(shown, example.expected, "README line \(example.line): \(example.command)")
         }
     }

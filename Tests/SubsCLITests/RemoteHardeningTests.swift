@@ -13,18 +13,10 @@ final class RemoteHardeningTests: XCTestCase {
     /// `subs --provider subs --remote URL check alice` with the key in the environment and the
     /// proxy variables of `env` (every inherited proxy variable removed first).
     func check(_ url: String, env: [String: String] = [:], timeout: String = "3") throws -> CLIResult {
-        var environment = ProcessInfo.processInfo.environment
-        for name in Self.proxyVariables + ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"] { environment.removeValue(forKey: name) }
-        environment["SUBS_API_KEY"] = secret
-        environment["XDG_CACHE_HOME"] = dir.path + "/cache"
+        var environment = ["SUBS_API_KEY": secret, "XDG_CACHE_HOME": dir.path + "/cache"]
         environment.merge(env) { $1 }
-        var clean = environment
-        clean["SUBS_NOW"] = testNow
-        clean["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        clean.removeValue(forKey: "SUBS_STORE")
-        let result = try runProcess(Binary.url.path, ["--provider", "subs", "--remote", url, "--timeout", timeout, "check", "alice"],
-                                    environment: clean)
-        return CLIResult(status: ExitCode(rawValue: result.status), stdout: result.stdout, stderr: result.stderr)
+        return try Binary.run(["--provider", "subs", "--remote", url, "--timeout", timeout, "check", "alice"], env: environment,
+                              removing: Self.proxyVariables + ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"])
     }
 
     static let proxyVariables = ["http_proxy", "HTTP_PROXY", "ALL_PROXY", "all_proxy"]
@@ -67,8 +59,13 @@ final class RemoteHardeningTests: XCTestCase {
             XCTAssertTrue(server.requests.last?.contains("Authorization: Bearer \(secret)") == true, spelling)
             XCTAssertTrue(server.requests.last?.hasPrefix("GET /v1/customers/alice HTTP/1.1") == true, spelling)
         }
-        // `localhost` is pinned to 127.0.0.1 and ::1: a server on ::1 only is reached too.
-        guard let v6 = LoopbackListener(ipv6: true) else { return }
+    }
+
+    /// `localhost` is pinned to 127.0.0.1 and ::1: a server on ::1 only is reached too. Skipped,
+    /// with the reason, only on a machine without IPv6.
+    func testAServerOnIPv6LoopbackOnlyIsReached() throws {
+        try Prerequisite.ipv6Loopback()
+        let v6 = try XCTUnwrap(LoopbackListener(ipv6: true))
         for spelling in ["[::1]", "localhost", "[0:0:0:0:0:0:0:1]"] {
             XCTAssertEqual(try check("http://\(spelling):\(v6.port)").status, .notFound, spelling)
         }

@@ -10,21 +10,18 @@ import SubsJSON
 final class RemoteParityTests: XCTestCase {
     private var dir: TempDir!
     private var store: String!
-    private var server: HTTPServer!
+    private var server: LoopbackSubsServer!
     private var base = ""
 
     override func setUpWithError() throws {
         dir = TempDir()
         store = dir.write("store.json", DemoStore.json)
-        let api = SubsAPI(store: LocalStore(path: store), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: { api.handle($0) })
-        try server.start()
-        base = "http://127.0.0.1:\(server.port)"
+        server = try LoopbackSubsServer(store: store, token: "t0ken")
+        base = server.base
     }
 
     override func tearDown() {
         server.stop()
-        server.wait()
     }
 
     private func remote(_ args: [String], key: String = "t0ken") -> CLIResult {
@@ -71,15 +68,11 @@ final class RemoteParityTests: XCTestCase {
         // Answered from the cache once the server is gone, with a warning giving its age.
         XCTAssertEqual(remote(["check", "alice", "-q"]).status, .success)
         server.stop()
-        server.wait()
         let cached = remote(["check", "alice", "--json"])
         XCTAssertEqual(cached.status, .success, cached.stderr)
         XCTAssertTrue(cached.stderr.contains("cache"), cached.stderr)
         XCTAssertEqual(remote(["--offline", "check", "bob"]).status, .unavailable)
         XCTAssertEqual(remote(["--offline", "check", "alice", "-q"]).status, .success)
-        for file in (try? FileManager.default.subpathsOfDirectory(atPath: dir.path + "/cache")) ?? [] {
-            let text = (try? String(contentsOfFile: dir.path + "/cache/" + file, encoding: .utf8)) ?? ""
-            XCTAssertFalse(text.contains("t0ken"), file)
-        }
+        assertNoFileContains(["t0ken"], under: dir.path + "/cache")
     }
 }

@@ -13,7 +13,7 @@ final class RemoteWriteParityTests: XCTestCase {
     /// The store behind the server, and a copy of the same bytes that local runs change.
     private var served: String!
     private var local: String!
-    private var server: HTTPServer!
+    private var server: LoopbackSubsServer!
     private var base = ""
     private let requests = Counter()
 
@@ -21,19 +21,13 @@ final class RemoteWriteParityTests: XCTestCase {
         dir = TempDir()
         served = dir.write("served.json", DemoStore.json)
         local = dir.write("local.json", DemoStore.json)
-        let api = SubsAPI(store: LocalStore(path: served), token: "t0ken", clock: FixedClock(ISODate.parse(testNow)!))
         let requests = self.requests
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: {
-            requests.add()
-            return api.handle($0)
-        })
-        try server.start()
-        base = "http://127.0.0.1:\(server.port)"
+        server = try LoopbackSubsServer(store: served, token: "t0ken", onRequest: { requests.add() })
+        base = server.base
     }
 
     override func tearDown() {
         server.stop()
-        server.wait()
     }
 
     private func remote(_ args: [String], base: String? = nil, env: [String: String] = [:]) -> CLIResult {

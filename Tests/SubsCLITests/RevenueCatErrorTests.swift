@@ -196,17 +196,9 @@ final class ServerSocketForTests {
     let fd: Int32
     let port: Int
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let (fd, port) = LoopbackSocket.listen(backlog: 8) else { throw NSError(domain: "listen", code: Int(errno)) }
         self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw NSError(domain: "listen", code: Int(errno)) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
     }
     deinit { close(fd) }
 }

@@ -217,10 +217,7 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
         XCTAssertEqual(run(["--offline", "check", "carl"]).status, .unavailable)
         XCTAssertEqual(run(["--offline", "grant", "tina", "gold", "--duration", "P1D"]).status, .usage, "a write needs RevenueCat")
         XCTAssertEqual(run(["check", "carl"]).status, .unavailable)
-        for file in (try? FileManager.default.subpathsOfDirectory(atPath: dir.path + "/cache")) ?? [] {
-            let text = (try? String(contentsOfFile: dir.path + "/cache/" + file, encoding: .utf8)) ?? ""
-            XCTAssertFalse(text.contains(FakeRevenueCat.key), file)
-        }
+        assertNoFileContains([FakeRevenueCat.key], under: dir.path + "/cache")
     }
 
     func testWithoutRemoteTheDefaultBaseURLIsUsed() throws {
@@ -236,23 +233,19 @@ final class RevenueCatWriteTests: RevenueCatTestCase {
             }
         }
         let recorder = Recorder(Array(try String(contentsOfFile: Repo.path("Tests/Fixtures/revenuecat/trial.json"), encoding: .utf8).utf8))
-        var out = "", err = ""
-        var context = Context(writeOut: { out += $0 }, writeErr: { err += $0 }, readIn: { [] },
-                              environment: ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config",
-                                            "XDG_CACHE_HOME": dir.path + "/cache", "SUBS_NOW": testNow,
-                                            "SUBS_API_KEY": "sk_default", "SUBS_PROVIDER": "revenuecat"],
-                              clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-        context.http = recorder
-        XCTAssertEqual(CLI.run(arguments: ["check", "alice", "--json"], context: context), .success, err)
+        var harness = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache", "SUBS_API_KEY": "sk_default",
+                                       "SUBS_PROVIDER": "revenuecat"], http: recorder)
+        let found = harness.run(["check", "alice", "--json"])
+        XCTAssertEqual(found.status, .success, found.stderr)
         XCTAssertEqual(recorder.urls, ["https://api.revenuecat.com/v1/subscribers/alice"])
         XCTAssertEqual(recorder.authorizations, ["Bearer sk_default"])
-        XCTAssertEqual(try JSON.parse(out)["requestedId"], .string("alice"))
+        XCTAssertEqual(try JSON.parse(found.stdout)["requestedId"], .string("alice"))
 
         // No key: a configuration error before anything is sent.
-        context.environment["SUBS_API_KEY"] = nil
-        err = ""
-        XCTAssertEqual(CLI.run(arguments: ["check", "alice"], context: context), .configError)
-        XCTAssertEqual(err, "subs: error: provider revenuecat needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY\n")
+        harness.env["SUBS_API_KEY"] = nil
+        let keyless = harness.run(["check", "alice"])
+        XCTAssertEqual(keyless.status, .configError)
+        XCTAssertEqual(keyless.stderr, "subs: error: provider revenuecat needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY\n")
         XCTAssertEqual(recorder.urls.count, 1)
     }
 }

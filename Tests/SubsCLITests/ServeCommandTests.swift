@@ -21,27 +21,20 @@ final class ServeCommandTests: XCTestCase {
 
     /// One GET over a real socket to an in-process server, which then stops.
     func testServesTheStoreLogsRequestsAndStops() throws {
-        final class Sink: @unchecked Sendable {
-            let lock = NSLock()
-            var text = ""
-            func add(_ s: String) { lock.lock(); text += s; lock.unlock() }
-        }
-        let err = Sink()
+        final class Log: @unchecked Sendable { var text = "" }
+        let err = Log()
         let stop = DispatchSemaphore(value: 0)
         let port = Port()
-        var context = Context(writeOut: { _ in }, writeErr: { err.add($0) }, readIn: { [] },
-                              environment: ["HOME": "/nonexistent-home", "SUBS_NOW": testNow, "SUBS_SERVER_TOKEN": "tok3n"],
-                              clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-        context.waitForStop = { serving in
+        let harness = CLIHarness(env: ["SUBS_SERVER_TOKEN": "tok3n"], waitForStop: { serving in
             port.set(serving)
             stop.wait()
-        }
+        })
         let done = DispatchSemaphore(value: 0)
         let status = Port()
-        let serving = context
         Thread.detachNewThread {
-            status.set(Int(CLI.run(arguments: ["--store", Repo.exampleStore, "serve", "--listen", "127.0.0.1:0"],
-                                   context: serving).rawValue))
+            let result = harness.run(["--store", Repo.exampleStore, "serve", "--listen", "127.0.0.1:0"])
+            err.text = result.stderr
+            status.set(Int(result.status.rawValue))
             done.signal()
         }
         let bound = try XCTUnwrap(port.wait())
@@ -66,25 +59,6 @@ final class ServeCommandTests: XCTestCase {
     }
 
     private func rawGet(port: Int, path: String, token: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return String(decoding: out, as: UTF8.self)
+        try RawClient.get(port, path, headers: ["Authorization": "Bearer \(token)"])
     }
 }

@@ -46,18 +46,9 @@ final class ServeEndToEndTests: XCTestCase {
         try text.write(toFile: store, atomically: false, encoding: .utf8)
         let log = dir.path + "/serve.log"
         FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["--store", store, "serve", "--listen", "127.0.0.1:0"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment.removeValue(forKey: "SUBS_SERVER_TOKEN")
-        process.environment = environment
         // A file, not a pipe: one log line per request must never wait for a reader.
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try Binary.start(["--store", store, "serve", "--listen", "127.0.0.1:0"],
+                                       stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
         addTeardownBlock {
             process.terminate()
             process.waitUntilExit()
@@ -84,12 +75,11 @@ final class ServeEndToEndTests: XCTestCase {
         // Each asks for alice (a 100 KB answer) 200 times, pipelined, and never reads an answer.
         let requests = 200
         let pipelined = Array(String(repeating: "GET /v1/customers/alice HTTP/1.1\r\nHost: t\r\n\r\n", count: requests).utf8)
-        var readers: [Int32] = []
-        defer { readers.forEach { close($0) } }
+        var readers: [RawClient] = []
         for _ in 0..<64 {
-            let fd = try connectLoopback(server.port, receiveBuffer: 4096)
-            readers.append(fd)
-            _ = sendWithoutWaiting(fd, pipelined)
+            let reader = try RawClient(port: server.port, receiveBuffer: 4096)
+            readers.append(reader)
+            _ = reader.sendWithoutWaiting(pipelined)
         }
         // The server answers them until each is at its bound, then holds still.
         server.waitUntilIdle()
@@ -132,13 +122,8 @@ final class ServeEndToEndTests: XCTestCase {
         let dir = TempDir()
         let fifo = dir.path + "/store.json"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["--store", fifo, "serve", "--listen", "127.0.0.1:0"]
         let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try Binary.start(["--store", fifo, "serve", "--listen", "127.0.0.1:0"], stderr: err)
         let giveUp = Date().addingTimeInterval(5)
         while process.isRunning && Date() < giveUp { usleep(20_000) }
         if process.isRunning {
@@ -159,18 +144,8 @@ final class ServeEndToEndTests: XCTestCase {
         let dir = TempDir()
         let store = dir.path + "/store.json"
         try String(contentsOfFile: Repo.exampleStore, encoding: .utf8).write(toFile: store, atomically: false, encoding: .utf8)
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["--store", store, "serve", "--listen", "127.0.0.1:0"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment.removeValue(forKey: "SUBS_SERVER_TOKEN")
-        process.environment = environment
         let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try Binary.start(["--store", store, "serve", "--listen", "127.0.0.1:0"], stderr: stderr)
         addTeardownBlock {
             process.terminate()
             process.waitUntilExit()
@@ -195,48 +170,9 @@ final class ServeEndToEndTests: XCTestCase {
 
 // MARK: - sockets
 
-private func connectLoopback(_ port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EIO) }
-    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-    return fd
-}
-
-private func sendWithoutWaiting(_ fd: Int32, _ bytes: [UInt8]) -> Int {
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { break }
-        offset += n
-    }
-    return offset
-}
-
 /// One GET with `Connection: close`: the whole answer as text ("" when none came in time).
 private func get(_ port: Int, _ path: String, timeout: Double = 10) throws -> String {
-    let fd = try connectLoopback(port)
-    defer { close(fd) }
-    _ = sendWithoutWaiting(fd, Array("GET \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8))
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    let deadline = Date().addingTimeInterval(timeout)
-    while deadline.timeIntervalSinceNow > 0 {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
-        let n = recv(fd, &chunk, chunk.count, 0)
-        if n <= 0 { break }
-        out += chunk[0..<n]
-    }
-    return String(decoding: out, as: UTF8.self)
+    try RawClient.get(port, path, timeout: timeout)
 }
 
 /// The process's peak resident size (VmHWM), in KB.

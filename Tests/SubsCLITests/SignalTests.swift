@@ -19,20 +19,7 @@ final class SignalTests: XCTestCase {
     }
 
     func start(_ arguments: [String]) throws -> (Process, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        process.environment = environment
-        let out = dir.path + "/stdout-" + UUID().uuidString, err = dir.path + "/stderr-" + UUID().uuidString
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        return (process, out, err)
+        try Binary.startWithOutputFiles(arguments, in: dir.path)
     }
 
     func text(_ path: String) -> String { String(decoding: bytes(path), as: UTF8.self) }

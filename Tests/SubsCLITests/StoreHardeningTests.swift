@@ -46,21 +46,7 @@ final class StoreHardeningTests: XCTestCase {
 
     /// Starts the built binary with the test's clock; output captured to files (read after exit).
     func start(_ arguments: [String], env: [String: String] = [:]) throws -> (Process, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment.merge(env) { $1 }
-        process.environment = environment
-        let out = dir.path + "/stdout-" + UUID().uuidString, err = dir.path + "/stderr-" + UUID().uuidString
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        return (process, out, err)
+        try Binary.startWithOutputFiles(arguments, env: env, in: dir.path)
     }
 
     func text(_ path: String) -> String { String(decoding: bytes(path), as: UTF8.self) }

@@ -22,18 +22,7 @@ final class WriteSafetyTests: XCTestCase {
     }
 
     func grantProcess(_ user: String, env: [String: String] = [:], store: String? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["--store", store ?? self.store, "grant", user, "premium", "--duration", "P1M", "-q"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment.merge(env) { $1 }
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try Binary.start(["--store", store ?? self.store, "grant", user, "premium", "--duration", "P1M", "-q"], env: env)
     }
 
     func testTwentyParallelGrantsAllLand() throws {
@@ -163,18 +152,9 @@ final class WriteSafetyTests: XCTestCase {
 extension WriteSafetyTests {
     func testInterruptedWriteExits130AndLeavesNoTemporaryFile() throws {
         let before = bytes(store)
-        let process = Process()
-        process.executableURL = Binary.url
-        process.arguments = ["--store", store, "grant", "alice", "premium", "--lifetime"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SUBS_NOW"] = testNow
-        environment["XDG_CONFIG_HOME"] = "/nonexistent-config"
-        environment["SUBS_TEST_PAUSE_AT"] = "syncing"
-        process.environment = environment
         let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try Binary.start(["--store", store, "grant", "alice", "premium", "--lifetime"],
+                                       env: ["SUBS_TEST_PAUSE_AT": "syncing"], stderr: err)
         Thread.sleep(forTimeInterval: 0.4)
         XCTAssertEqual(temporaries().count, 1, "paused with its temporary file written")
         kill(process.processIdentifier, SIGINT)

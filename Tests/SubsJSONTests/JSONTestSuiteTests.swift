@@ -7,10 +7,7 @@ import XCTest
 final class JSONTestSuiteTests: XCTestCase {
     /// `<package root>/../shared/testdata/JSONTestSuite/test_parsing`.
     private var suiteFolder: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/testdata/JSONTestSuite/test_parsing")
+        Repo.root.deletingLastPathComponent().appendingPathComponent("shared/testdata/JSONTestSuite/test_parsing")
     }
 
     func testEveryFileOfTheSuite() throws {

@@ -6,12 +6,9 @@ import SubsKit
 import XCTest
 
 final class DemoStoreTests: XCTestCase {
-    /// The package root, found from this file's location (Tests/SubsKitTests/DemoStoreTests.swift),
-    /// so the test does not depend on the working directory `swift test` was started from.
-    private static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
+    /// The package root (TestSupport's Repo), so the test does not depend on the working
+    /// directory `swift test` was started from.
+    private static let packageRoot = Repo.root
 
     private func exampleBytes() throws -> [UInt8] {
         let url = Self.packageRoot.appendingPathComponent("examples/store.json")

@@ -2,6 +2,7 @@
 // an ephemeral port, one request per connection, each answered as the test's script says.
 
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,17 +32,10 @@ final class RemoteTestServer: @unchecked Sendable {
 
     init(_ script: @escaping (_ index: Int, _ request: String) -> Action) {
         self.script = script
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The loopback listener of every test; a machine without IPv4 loopback runs no test at all.
+        let (listener, port) = LoopbackSocket.listen()!
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        listen(listener, 16)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = UInt16(port)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -65,21 +59,8 @@ final class RemoteTestServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        while true {
-            if let end = find(buffer, "\r\n\r\n") {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-                if buffer.count >= end + 4 + length { break }
-            }
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { close(fd); return }
-            buffer += chunk[0..<n]
-        }
+        let (buffer, complete) = LoopbackSocket.readRequest(fd, body: true)
+        guard complete else { close(fd); return }
         let text = String(decoding: buffer, as: UTF8.self)
         lock.lock(); let index = received.count; received.append(text); lock.unlock()
         switch script(index, text) {
@@ -105,22 +86,7 @@ final class RemoteTestServer: @unchecked Sendable {
         }
     }
 
-    private func send(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-
-    private func find(_ bytes: [UInt8], _ needle: String) -> Int? {
-        let n = Array(needle.utf8)
-        guard bytes.count >= n.count else { return nil }
-        for i in 0...(bytes.count - n.count) where bytes[i..<(i + n.count)].elementsEqual(n) { return i }
-        return nil
-    }
+    private func send(_ fd: Int32, _ text: String) { LoopbackSocket.sendAll(fd, Array(text.utf8)) }
 
     /// A port nothing listens on (bound, then closed).
     static func closedPort() -> UInt16 {

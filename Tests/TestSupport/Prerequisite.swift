@@ -38,4 +38,28 @@ public enum Prerequisite {
         try missing("\(name) not installed: CI runs this test (apt-get install -y \(name))",
                     environment: environment, file: file, line: line)
     }
+
+    /// Skips a test that needs the IPv6 loopback (::1) when this machine has no IPv6 (no address
+    /// in /proc/net/if_inet6), saying so; a machine that has IPv6 yet cannot listen on ::1 is a
+    /// missing prerequisite (under CI=true: a failure), never a silent pass.
+    /// `listens`: whether something can listen on ::1 here (the tests of this rule pass false).
+    public static func ipv6Loopback(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                    interfaces: String = "/proc/net/if_inet6",
+                                    listens: () -> Bool = canListenOnIPv6Loopback,
+                                    file: StaticString = #filePath, line: UInt = #line) throws {
+        if listens() { return }
+        let addresses = (try? String(contentsOfFile: interfaces, encoding: .utf8)) ?? ""
+        guard !addresses.split(separator: "\n").isEmpty else {
+            throw XCTSkip("this machine has no IPv6 (\(interfaces) lists no address): the ::1 part cannot run here",
+                          file: file, line: line)
+        }
+        try missing("this machine has IPv6 but nothing can listen on ::1 (loopback down or IPv6 disabled on lo?)",
+                    environment: environment, file: file, line: line)
+    }
+
+    public static func canListenOnIPv6Loopback() -> Bool {
+        guard let (fd, _) = LoopbackSocket.listen(ipv6: true) else { return false }
+        close(fd)
+        return true
+    }
 }

@@ -181,15 +181,8 @@ let qonversionDate = "Mon, 23 Nov 2026 10:00:00 GMT"
 func runQonversion(_ arguments: [String], remote: String?, key: String = QonversionFakeAPI.projectKey, cache: String,
                    date: PinnedDateTransport.Mode = .set(qonversionDate), transport: HTTPTransport? = nil,
                    env extra: [String: String] = [:]) -> CLIResult {
-    final class Sink: @unchecked Sendable { var text = "" }
-    let out = Sink(), err = Sink()
-    var environment = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": "/nonexistent-config", "SUBS_NOW": testNow,
-                       "SUBS_API_KEY": key, "XDG_CACHE_HOME": cache, "SUBS_TIMEOUT": "5"]
+    var environment = ["SUBS_API_KEY": key, "XDG_CACHE_HOME": cache, "SUBS_TIMEOUT": "5"]
     environment.merge(extra) { $1 }
-    var context = Context(writeOut: { out.text += $0 }, writeErr: { err.text += $0 }, readIn: { [] },
-                          environment: environment, clock: FixedClock(Instant(seconds: 0)), stdoutIsTerminal: false)
-    context.http = transport ?? PinnedDateTransport(inner: CurlTransport(), mode: date)
-    let status = CLI.run(arguments: (remote.map { ["--remote", $0] } ?? []) + ["--provider", "qonversion"] + arguments,
-                         context: context)
-    return CLIResult(status: status, stdout: out.text, stderr: err.text)
+    return CLIHarness(env: environment, http: transport ?? PinnedDateTransport(inner: CurlTransport(), mode: date))
+        .run((remote.map { ["--remote", $0] } ?? []) + ["--provider", "qonversion"] + arguments)
 }
