@@ -43,7 +43,8 @@ enum SourceFactory {
         let endpoint = RemoteEndpoint(provider: provider.rawValue, url: try RemoteURL(remote), apiKey: loaded.key,
                                       scheme: iaphub ? .apiKey : .bearer)
         // A cache directory or entry another user owns or may write is not used: one warning.
-        let cache = ResponseCache.defaultDirectory(environment: env).map {
+        let cache = ResponseCache.defaultDirectory(xdgCacheHome: EnvironmentSpec.xdgCacheHome.value(in: env),
+                                                   home: EnvironmentSpec.home.value(in: env)).map {
             ResponseCache(directory: $0, clock: context.clock,
                           onDistrust: { context.writeErr(Terminal.message("subs: warning: \($0)") + "\n") })
         }
