@@ -51,10 +51,16 @@ final class OptionTableTests: XCTestCase {
         }
     }
 
-    func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() {
+    func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() throws {
         XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "timeout",
                                          "iaphub-platform"])
         for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
+        // The README lists the same keys, in the same order.
+        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "(keys: "))
+        let list = readme[start.upperBound...].prefix { $0 != ";" }
+        let keys = list.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        XCTAssertEqual(keys, ConfigFile.keys)
     }
 
     func testTheProviderIsTypedAndItsChoicesAreTheEnum() throws {
