@@ -32,23 +32,23 @@ public enum CLI {
         }
         // The completion scripts run `subs __complete` at TAB time: whatever goes wrong, the
         // user's prompt gets no error lines (the status still tells).
-        if (try? ArgumentScan(arguments))?.command == .complete { context.writeErr = { _ in } }
+        let scan = Result { try ArgumentScan(arguments) }
+        if case .success(let scanned) = scan, scanned.command == .complete { context.writeErr = { _ in } }
         // A bad SUBS_NOW matters only to commands that read the clock; help, --version and the
         // completion scripts work whatever the environment holds.
         var clockProblem: String?
-        if let now = context.environment["SUBS_NOW"], !now.isEmpty {
+        if let now = EnvironmentSpec.now.value(in: context.environment) {
             do {
                 context.clock = FixedClock(try ISODate.read(now))
             } catch {
                 let why = error as? ISODateProblem == .outOfRange
                     ? "is outside years 0001-9999" : "is not an ISO 8601 date-time (2026-03-01T12:00:00Z)"
-                clockProblem = "SUBS_NOW: \(Terminal.quoted(now)) \(why)"
+                clockProblem = "\(EnvironmentSpec.now.name): \(Terminal.quoted(now)) \(why)"
             }
         }
         let outcome: ParseOutcome
         do {
-            outcome = try CommandLineParser.parse(arguments: arguments, environment: context.environment,
-                                                  now: context.clock.now())
+            outcome = try CommandLineParser.parse(scan.get(), environment: context.environment, now: context.clock.now())
         } catch let error as UsageError {
             context.writeErr(usageErrorText(error))
             return .usage

@@ -55,7 +55,7 @@ public struct Context {
 
     /// Width for tables and help: COLUMNS, else the terminal's width, else 80.
     public var columns: Int {
-        if let c = environment["COLUMNS"], let n = Int(c), n > 0 { return n }
+        if let c = EnvironmentSpec.columns.value(in: environment), let n = Int(c), n > 0 { return n }
         return terminalWidth ?? 80
     }
 }

@@ -118,7 +118,9 @@ func readAll(fd: Int32, limit: Int = .max - 1) -> (bytes: [UInt8], truncated: Bo
 /// the default store and config paths do not land at the root of the file system.
 func environmentWithHome(_ environment: [String: String]) -> [String: String] {
     var environment = environment
-    if (environment["HOME"] ?? "").isEmpty, let home = passwordDatabaseHome() { environment["HOME"] = home }
+    if EnvironmentSpec.home.value(in: environment) == nil, let home = passwordDatabaseHome() {
+        environment[EnvironmentSpec.home.name] = home
+    }
     return environment
 }
 

@@ -43,7 +43,7 @@ final class ConfigTests: XCTestCase {
         let g = try invocation(["check", "a"], environment: ["HOME": directory]).global
         XCTAssertNil(g.store)
         XCTAssertNil(g.remote)
-        XCTAssertEqual(g.provider, "subs")
+        XCTAssertEqual(g.provider, .subs)
         XCTAssertNil(g.apiKeyFile)
         XCTAssertEqual(g.format, .table)
         XCTAssertEqual(g.color, .auto)
@@ -64,7 +64,7 @@ final class ConfigTests: XCTestCase {
         let configOnly = try invocation(["check", "a"], environment: ["SUBS_CONFIG": path]).global
         XCTAssertEqual(configOnly.store, "/config/store.json")
         XCTAssertEqual(configOnly.remote, "https://config.example")
-        XCTAssertEqual(configOnly.provider, "revenuecat")
+        XCTAssertEqual(configOnly.provider, .revenuecat)
         XCTAssertEqual(configOnly.apiKeyFile, "/config/key")
         XCTAssertEqual(configOnly.format, .tsv)
         XCTAssertEqual(configOnly.color, .always)
@@ -77,7 +77,7 @@ final class ConfigTests: XCTestCase {
         let envOverConfig = try invocation(["check", "a"], environment: env).global
         XCTAssertEqual(envOverConfig.store, "/env/store.json")
         XCTAssertEqual(envOverConfig.remote, "https://env.example")
-        XCTAssertEqual(envOverConfig.provider, "subs")
+        XCTAssertEqual(envOverConfig.provider, .subs)
         XCTAssertEqual(envOverConfig.apiKeyFile, "/env/key")
         XCTAssertEqual(envOverConfig.format, .jsonl)
         XCTAssertEqual(envOverConfig.timeout, 4.5)
@@ -88,7 +88,7 @@ final class ConfigTests: XCTestCase {
                                     "--color", "never", "--timeout", "7"], environment: env).global
         XCTAssertEqual(flags.store, "/flag/store.json")
         XCTAssertEqual(flags.remote, "https://flag.example")
-        XCTAssertEqual(flags.provider, "revenuecat")
+        XCTAssertEqual(flags.provider, .revenuecat)
         XCTAssertEqual(flags.apiKeyFile, "/flag/key")
         XCTAssertEqual(flags.format, .json)
         XCTAssertEqual(flags.color, .never)

@@ -97,7 +97,7 @@ final class ManPageTests: XCTestCase {
         let statics: [ExitCode] = [.success, .requirementMissing, .notFound, .usage, .dataError, .noInput, .unavailable,
                                    .internalError, .cannotWrite, .cannotWriteOutput, .temporaryFailure, .protocolError,
                                    .permissionDenied, .configError, .interrupted, .brokenPipe]
-        XCTAssertEqual(statics.map(\.rawValue), ManProse.exitStatuses.map(\.0))
+        XCTAssertEqual(statics.map(\.rawValue), ExitCode.meanings.map(\.code.rawValue))
     }
 
     func testEnvironmentAndFiles() {

@@ -11,18 +11,22 @@ final class RemoteHardeningTests: XCTestCase {
     let dir = TempDir()
 
     /// `subs --provider subs --remote URL check alice` with the key in the environment and the
-    /// proxy variables of `env` (every inherited proxy variable removed first).
-    func check(_ url: String, env: [String: String] = [:], timeout: String = "3") throws -> CLIResult {
+    /// proxy variables of `env` (every inherited proxy variable removed first); with
+    /// `viaEnvironment`, the URL is SUBS_REMOTE instead of the flag.
+    func check(_ url: String, env: [String: String] = [:], timeout: String = "3", viaEnvironment: Bool = false) throws -> CLIResult {
         var environment = ["SUBS_API_KEY": secret, "XDG_CACHE_HOME": dir.path + "/cache"]
         environment.merge(env) { $1 }
-        return try Binary.run(["--provider", "subs", "--remote", url, "--timeout", timeout, "check", "alice"], env: environment,
+        if viaEnvironment { environment["SUBS_REMOTE"] = url }
+        let remote = viaEnvironment ? [] : ["--remote", url]
+        return try Binary.run(["--provider", "subs"] + remote + ["--timeout", timeout, "check", "alice"], env: environment,
                               removing: Self.proxyVariables + ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"])
     }
 
     static let proxyVariables = ["http_proxy", "HTTP_PROXY", "ALL_PROXY", "all_proxy"]
 
     /// Spellings that name loopback to a person but would reach libcurl's resolver (or that two
-    /// URL parsers read differently): refused before anything is sent, exit 78.
+    /// URL parsers read differently): refused before anything is sent, exit 64 as a flag and 78
+    /// from the environment (issue 22: a bad value is checked where it is given).
     static let refusedSpellings = [
         "localhost.", "127.0.0.1.", "LOCALHOST.", "localhost..", "127.1", "127.0.1", "0x7f.1", "0x7f.0.0.1", "0177.0.0.1",
         "2130706433", "0x7f000001", "127.0.0.01", "127.000.000.001", "localhost.localdomain", "api.localhost",
@@ -35,15 +39,17 @@ final class RemoteHardeningTests: XCTestCase {
     func testSpellingsThatAResolverWouldReadNeverSendTheKey() throws {
         let server = try XCTUnwrap(LoopbackListener())
         for spelling in Self.refusedSpellings {
-            let result = try check("http://\(spelling):\(server.port)")
-            XCTAssertEqual(result.status, .configError, "\(spelling): \(result.stderr)")
-            XCTAssertTrue(result.stderr.hasPrefix("subs: error: "), result.stderr)
-            XCTAssertTrue(result.stderr.contains("refusing plain http") || result.stderr.contains("invalid remote URL"), result.stderr)
-            XCTAssertFalse(result.stderr.contains(secret))
+            for viaEnvironment in [false, true] {
+                let result = try check("http://\(spelling):\(server.port)", viaEnvironment: viaEnvironment)
+                XCTAssertEqual(result.status, viaEnvironment ? .configError : .usage, "\(spelling): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("subs: error: "), result.stderr)
+                XCTAssertTrue(result.stderr.contains("refusing plain http") || result.stderr.contains("invalid remote URL"), result.stderr)
+                XCTAssertFalse(result.stderr.contains(secret))
+            }
         }
         // Without a port as well (port 80: whatever listens there must not get the key either).
-        XCTAssertEqual(try check("http://localhost./").status, .configError)
-        XCTAssertEqual(try check("http://127.0.0.1.").status, .configError)
+        XCTAssertEqual(try check("http://localhost./").status, .usage)
+        XCTAssertEqual(try check("http://127.0.0.1.", viaEnvironment: true).status, .configError)
         XCTAssertEqual(server.connections, 0, "nothing reached the listener: \(server.requests)")
     }
 

@@ -64,7 +64,7 @@ final class RemoteParityTests: XCTestCase {
         XCTAssertEqual(wrong.status, .permissionDenied)
         XCTAssertFalse(wrong.stderr.contains("wr0ng-key"))
         XCTAssertEqual(remote(["check", "nobody"]).status, .notFound)
-        XCTAssertEqual(runCLI(["--remote", "http://example.com", "check", "a"], env: ["SUBS_API_KEY": "k"]).status, .configError)
+        XCTAssertEqual(runCLI(["--remote", "http://example.com", "check", "a"], env: ["SUBS_API_KEY": "k"]).status, .usage)
         // Answered from the cache once the server is gone, with a warning giving its age.
         XCTAssertEqual(remote(["check", "alice", "-q"]).status, .success)
         server.stop()

@@ -334,10 +334,10 @@ final class RemotePiecesTests: XCTestCase {
     }
 
     func testCacheDirectoryFollowsXDG() {
-        XCTAssertEqual(ResponseCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/a"]), "/x/cache/subs")
-        XCTAssertEqual(ResponseCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/a"]), "/home/a/.cache/subs")
-        XCTAssertEqual(ResponseCache.defaultDirectory(environment: ["HOME": "/home/a/"]), "/home/a/.cache/subs")
-        XCTAssertNil(ResponseCache.defaultDirectory(environment: [:]))
+        XCTAssertEqual(ResponseCache.defaultDirectory(xdgCacheHome: "/x/cache", home: "/home/a"), "/x/cache/subs")
+        XCTAssertEqual(ResponseCache.defaultDirectory(xdgCacheHome: "relative", home: "/home/a"), "/home/a/.cache/subs")
+        XCTAssertEqual(ResponseCache.defaultDirectory(xdgCacheHome: nil, home: "/home/a/"), "/home/a/.cache/subs")
+        XCTAssertNil(ResponseCache.defaultDirectory(xdgCacheHome: nil, home: nil))
     }
 
     func testCacheDirectoryIsTightenedTo0700() throws {

@@ -6,7 +6,11 @@ import SubsKit
 
 public enum CommandLineParser {
     public static func parse(arguments: [String], environment: [String: String], now: Instant) throws -> ParseOutcome {
-        let scan = try ArgumentScan(arguments)
+        try parse(ArgumentScan(arguments), environment: environment, now: now)
+    }
+
+    /// The outcome of arguments already scanned (CLI.run scans once and looks at the command first).
+    static func parse(_ scan: ArgumentScan, environment: [String: String], now: Instant) throws -> ParseOutcome {
         if scan.wantsHelp {
             if scan.command == .help, !scan.positionals.isEmpty { return try helpTopic(scan.positionals) }
             if let group = scan.group, scan.command == nil { return .groupHelp(group.name) }
@@ -51,6 +55,17 @@ public enum CommandLineParser {
         for group in spec.exactlyOneOf where group.filter({ options[$0] != nil }).count != 1 {
             throw UsageError("\(command.rawValue): give exactly one of "
                              + group.map { "--" + $0 }.joined(separator: ", "), command: command)
+        }
+        // A command option not given takes its environment variable (SUBS_ACTOR for --actor).
+        for option in spec.options where options[option.long] == nil {
+            guard let variable = option.environment, var text = environment[variable], !text.isEmpty,
+                  let kind = option.kind else { continue }
+            if kind == .file { text = ValueCheck.expandingTilde(text, environment: environment) }
+            do {
+                options[option.long] = [try ValueCheck.value(text, kind: kind, now: now)]
+            } catch let problem as ValueProblem {
+                throw ConfigError("\(variable): \(problem.reason)")
+            }
         }
         // `completion` prints a fixed script: no config file or environment setting can break it.
         let global = command == .completion ? GlobalOptions()

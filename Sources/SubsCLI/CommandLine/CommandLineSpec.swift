@@ -12,44 +12,8 @@ public enum CommandLineSpec {
         """
     public static let topUsage = "subs [options] COMMAND [ARGS]"
 
-    public static let globalOptions: [OptionSpec] = [
-        OptionSpec("store", kind: .file, valueName: "PATH", environment: "SUBS_STORE",
-                   defaultValue: "$XDG_DATA_HOME/subs/store.json",
-                   help: "The local JSON store"),
-        OptionSpec("remote", kind: .url, valueName: "URL", environment: "SUBS_REMOTE",
-                   help: "Use a remote REST endpoint instead of the local store (https, or http on loopback)"),
-        OptionSpec("provider", kind: .choice(["subs", "revenuecat", "qonversion", "iaphub"]), valueName: "NAME",
-                   environment: "SUBS_PROVIDER", defaultValue: "subs",
-                   help: "Where the customers are: subs (store or subs serve), revenuecat, qonversion, iaphub"),
-        OptionSpec("api-key-file", kind: .file, valueName: "PATH", environment: "SUBS_API_KEY_FILE",
-                   help: "File holding the API key or token for --remote; SUBS_API_KEY is also read"),
-        OptionSpec("at", kind: .date, valueName: "DATE",
-                   help: "Evaluate status as of DATE instead of now"),
-        OptionSpec("format", kind: .choice(OutputFormat.allCases.map(\.rawValue)), valueName: "FORMAT",
-                   environment: "SUBS_FORMAT", defaultValue: "table",
-                   help: "Output format"),
-        OptionSpec("json", alias: OptionAlias("format", "json"), help: "Same as --format json"),
-        OptionSpec("color", kind: .choice(ColorMode.allCases.map(\.rawValue)), valueName: "WHEN",
-                   defaultValue: "auto",
-                   help: "Colour; auto colours only a terminal, with NO_COLOR unset or empty "
-                       + "and TERM not dumb"),
-        OptionSpec("no-color", alias: OptionAlias("color", "never"), help: "Same as --color never"),
-        OptionSpec("quiet", short: "q",
-                   help: "Print nothing on standard output; the exit status tells"),
-        OptionSpec("timeout", kind: .seconds, valueName: "SECONDS", environment: "SUBS_TIMEOUT",
-                   defaultValue: "10", help: "Remote request timeout in seconds, fractions allowed"),
-        OptionSpec("offline", help: "Remote: answer from the local cache only"),
-        OptionSpec("max-age", kind: .duration, valueName: "DURATION",
-                   help: "Remote: answer from the cache when it is younger than DURATION"),
-        OptionSpec("iaphub-platform", kind: .choice(IAPHUBSource.platforms), valueName: "PLATFORM",
-                   environment: "SUBS_IAPHUB_PLATFORM", defaultValue: IAPHUBSource.defaultPlatform,
-                   help: "IAPHUB: whose store sku each product carries (IAPHUB's platform parameter; "
-                       + "it does not filter products)"),
-        OptionSpec("config", kind: .file, valueName: "PATH", environment: "SUBS_CONFIG",
-                   defaultValue: "$XDG_CONFIG_HOME/subs/config", help: "Config file"),
-        OptionSpec("help", short: "h", help: "Show help"),
-        OptionSpec("version", help: "Show the version"),
-    ]
+    /// One entry each in GlobalOptionTable, with how the value is stored.
+    public static let globalOptions: [OptionSpec] = GlobalOptionTable.entries.map(\.spec)
 
     static let user = ArgumentSpec("USER", kind: .customer, arity: .oneOrMore,
                                    help: "A customer id or alias; '-' reads ids from standard input, "

@@ -13,7 +13,8 @@ struct ConfigFile {
         var line: Int
     }
 
-    static let keys = ["store", "remote", "provider", "api-key-file", "format", "color", "timeout", "iaphub-platform"]
+    /// The global options GlobalOptionTable lets the file set, by long name.
+    static let keys = GlobalOptionTable.entries.filter(\.inConfigFile).map(\.spec.long)
 
     var path: String
     /// Key → its last setting in the file.
@@ -23,12 +24,14 @@ struct ConfigFile {
     /// (`~/.config/subs/config`). `explicit` is false for the default location, which may be missing.
     static func location(flag: String?, environment: [String: String]) -> (path: String, explicit: Bool)? {
         if let flag { return (flag, true) }
-        if let env = environment["SUBS_CONFIG"], !env.isEmpty {
+        if let variable = GlobalOptionTable.configFile.environment, let env = environment[variable], !env.isEmpty {
             return (ValueCheck.expandingTilde(env, environment: environment), true)
         }
         // The XDG spec says a relative XDG_CONFIG_HOME is to be ignored.
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return (xdg + "/subs/config", false) }
-        if let home = environment["HOME"], !home.isEmpty { return (home + "/.config/subs/config", false) }
+        if let xdg = EnvironmentSpec.xdgConfigHome.value(in: environment), xdg.hasPrefix("/") {
+            return (xdg + "/subs/config", false)
+        }
+        if let home = EnvironmentSpec.home.value(in: environment) { return (home + "/.config/subs/config", false) }
         return nil
     }
 

@@ -80,16 +80,9 @@ public enum HelpRenderer {
     }
 
     /// SPEC section 1's table, one line each; man subs says more.
-    static let overviewExitStatuses: [(String, String)] = [
-        ("0", "Success"), ("1", "check --require: a customer lacks a required entitlement"),
-        ("3", "Not found: a customer, an entitlement, a manual grant to revoke"),
-        ("64", "Usage error, or an operation the provider or API version does not offer (the message names what does)"),
-        ("65", "Invalid store or input"), ("66", "No store, or it cannot be read"),
-        ("69", "Remote unreachable: worth retrying later"), ("70", "Internal error"),
-        ("73", "Cannot write the store (left unchanged)"), ("74", "Cannot write the output"),
-        ("75", "Store lock busy, or rate limited after retries"), ("76", "Remote protocol error"),
-        ("77", "Permission denied (HTTP 401/403, a file)"), ("78", "Configuration error"), ("130", "Interrupted"),
-    ]
+    static var overviewExitStatuses: [(String, String)] {
+        ExitCode.meanings.compactMap { row in row.summary.map { ("\(row.code.rawValue)", $0) } }
+    }
 
     /// `  64      Usage error…`: status codes are short, so their sentences start at column 10.
     static func exitRows(_ statuses: [(String, String)], columns: Int) -> String {

@@ -26,12 +26,19 @@ public enum ColorMode: String, CaseIterable, Sendable {
     case auto, always, never
 }
 
-/// Global options after precedence (flag > environment > config file > default) was applied.
-public struct GlobalOptions: Sendable {
+/// Where the customers are (`--provider`): the store or subs serve, or a platform's API.
+public enum Provider: String, CaseIterable, Sendable {
+    case subs, revenuecat, qonversion, iaphub
+}
+
+/// Global options after precedence (flag > environment > config file > default) was applied,
+/// and the settings only the environment gives (EnvironmentSpec). Each field is filled by its
+/// entry in GlobalOptionTable or EnvironmentSpec.
+public struct GlobalOptions: Equatable, Sendable {
     /// nil: the default path (`$XDG_DATA_HOME/subs/store.json`), which `Commands.storePath` computes.
     public var store: String?
     public var remote: String?
-    public var provider: String = "subs"
+    public var provider: Provider = .subs
     public var apiKeyFile: String?
     /// `--at`, already parsed (`now` resolved against the clock).
     public var at: Instant?
@@ -45,6 +52,14 @@ public struct GlobalOptions: Sendable {
     public var iaphubPlatform: String = IAPHUBSource.defaultPlatform
     /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not wait).
     public var lockTimeout: Double = 10
+    /// `SUBS_API_KEY`: the key itself, used when no key file is named.
+    public var apiKey: String?
+    /// `SUBS_IAPHUB_ENVIRONMENT`: the IAPHUB environment asked for (nil: production).
+    public var iaphubEnvironment: String?
+    /// `SUBS_SERVER_TOKEN`: the token `serve` requires when no --token-file is given.
+    public var serverToken: String?
+    /// Test hook (`SUBS_TEST_PAUSE_AT`, `SUBS_TEST_PAUSE_FOR`): where the store writer pauses.
+    public var writePause: WritePause?
     /// The config file that was read, if any.
     public var configPath: String?
     /// Said on stderr before the command runs (`subs: warning: ...`): a default config file
@@ -66,7 +81,13 @@ public enum OptionValue: Equatable, Sendable {
     /// A flag that was given.
     case flag
 
+    // One accessor per case: nil when the value has another shape.
     var text: String? { if case .text(let s) = self { return s }; return nil }
+    var instant: Instant? { if case .instant(let v) = self { return v }; return nil }
+    var duration: ISODuration? { if case .duration(let v) = self { return v }; return nil }
+    var count: Int? { if case .count(let v) = self { return v }; return nil }
+    var seconds: Double? { if case .seconds(let v) = self { return v }; return nil }
+    var hostPort: (host: String, port: Int)? { if case .hostPort(let h, let p) = self { return (h, p) }; return nil }
 }
 
 public struct Invocation: Sendable {
@@ -86,28 +107,57 @@ public struct Invocation: Sendable {
         self.options = options
     }
 
-    public func text(_ option: OptionSpec) -> String? { options[option.long]?.last?.text }
-    public func texts(_ option: OptionSpec) -> [String] { options[option.long]?.compactMap(\.text) ?? [] }
-    public func flag(_ option: OptionSpec) -> Bool { options[option.long] != nil }
+    // Typed accessors. Asking for another shape than the option's kind gives is a programming
+    // error: it stops here instead of reading nil (OptionTableTests checks every option of the
+    // spec against ValueCheck's shapes). An option the command lacks reads as not given.
 
-    public func instant(_ option: OptionSpec) -> Instant? {
-        if case .instant(let value)? = options[option.long]?.last { return value }
-        return nil
+    public func text(_ option: OptionSpec) -> String? { last(option, .text)?.text }
+    public func texts(_ option: OptionSpec) -> [String] { all(option, .text).compactMap(\.text) }
+    public func flag(_ option: OptionSpec) -> Bool { last(option, .flag) != nil }
+    public func instant(_ option: OptionSpec) -> Instant? { last(option, .instant)?.instant }
+    public func duration(_ option: OptionSpec) -> ISODuration? { last(option, .duration)?.duration }
+    public func count(_ option: OptionSpec) -> Int? { last(option, .count)?.count }
+    public func hostPort(_ option: OptionSpec) -> (host: String, port: Int)? { last(option, .hostPort)?.hostPort }
+
+    private func last(_ option: OptionSpec, _ shape: OptionValue.Shape) -> OptionValue? { all(option, shape).last }
+
+    private func all(_ option: OptionSpec, _ shape: OptionValue.Shape) -> [OptionValue] {
+        precondition(OptionValue.Shape(option.kind) == shape,
+                     "--\(option.long) is read as \(shape), but its kind gives \(OptionValue.Shape(option.kind))")
+        let values = options[option.long] ?? []
+        precondition(values.allSatisfy { OptionValue.Shape($0) == shape }, "--\(option.long) holds \(values), not \(shape)")
+        return values
     }
+}
 
-    public func duration(_ option: OptionSpec) -> ISODuration? {
-        if case .duration(let value)? = options[option.long]?.last { return value }
-        return nil
-    }
+extension OptionValue {
+    /// Which case of OptionValue an option's kind gives (ValueCheck), and which accessor reads it.
+    enum Shape: Equatable {
+        case text, instant, duration, count, seconds, hostPort, flag
 
-    public func count(_ option: OptionSpec) -> Int? {
-        if case .count(let value)? = options[option.long]?.last { return value }
-        return nil
-    }
+        init(_ kind: ValueKind?) {
+            switch kind {
+            case nil: self = .flag
+            case .date?: self = .instant
+            case .duration?: self = .duration
+            case .count?: self = .count
+            case .seconds?: self = .seconds
+            case .hostPort?: self = .hostPort
+            case .text?, .nonEmptyText?, .file?, .url?, .choice?, .customer?, .entitlement?, .command?: self = .text
+            }
+        }
 
-    public func hostPort(_ option: OptionSpec) -> (host: String, port: Int)? {
-        if case .hostPort(let host, let port)? = options[option.long]?.last { return (host, port) }
-        return nil
+        init(_ value: OptionValue) {
+            switch value {
+            case .text: self = .text
+            case .instant: self = .instant
+            case .duration: self = .duration
+            case .count: self = .count
+            case .seconds: self = .seconds
+            case .hostPort: self = .hostPort
+            case .flag: self = .flag
+            }
+        }
     }
 }
 

@@ -21,8 +21,17 @@ enum ValueCheck {
         switch kind {
         case .text:
             return .text(text)
-        case .file, .url, .customer, .entitlement, .command, .nonEmptyText:
+        case .file, .customer, .entitlement, .command, .nonEmptyText:
             if text.isEmpty { throw ValueProblem(reason: "must not be empty") }
+            return .text(text)
+        case .url:
+            if text.isEmpty { throw ValueProblem(reason: "must not be empty") }
+            // A remote base URL is checked where it is given: as a flag 64, elsewhere 78.
+            do {
+                _ = try RemoteURL(text)
+            } catch {
+                throw ValueProblem(reason: "\(error)")
+            }
             return .text(text)
         case .date:
             return .instant(try date(text, now: now))
@@ -105,7 +114,7 @@ enum ValueCheck {
 
     /// `~` or `~/…` at the start of a path means the home directory.
     static func expandingTilde(_ path: String, environment: [String: String]) -> String {
-        guard let home = environment["HOME"], !home.isEmpty else { return path }
+        guard let home = EnvironmentSpec.home.value(in: environment) else { return path }
         if path == "~" { return home }
         if path.hasPrefix("~/") { return home + path.dropFirst() }
         return path

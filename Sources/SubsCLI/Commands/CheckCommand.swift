@@ -51,7 +51,7 @@ enum CheckCommand {
     private static func refuseGatingOnAProjection(_ required: [String], source: CustomerSource, _ invocation: Invocation) throws {
         guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(CommandLineSpec.Options.allowProjection),
               !source.capabilities.contains(.evaluationAtAnyInstant) else { return }
-        throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider) answers "
+        throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider.rawValue) answers "
                              + "for now only, so the status at \(ISODate.format(at)) would be its current record projected "
                              + "to that date (add --allow-projection to gate on it anyway)")
     }

@@ -101,8 +101,8 @@ public enum Commands {
     static func storePath(_ invocation: Invocation, _ context: Context) -> String {
         if let store = invocation.global.store { return store }
         let env = context.environment
-        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/subs/store.json" }
-        return (env["HOME"] ?? "") + "/.local/share/subs/store.json"
+        if let data = EnvironmentSpec.xdgDataHome.value(in: env), data.hasPrefix("/") { return data + "/subs/store.json" }
+        return (EnvironmentSpec.home.value(in: env) ?? "") + "/.local/share/subs/store.json"
     }
 
     static func source(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {

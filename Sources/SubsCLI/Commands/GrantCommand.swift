@@ -21,8 +21,8 @@ enum GrantCommand {
         let users = try Commands.users(Array(invocation.positionals.dropLast()), context,
                                        requiringIds: true, command: invocation.command)
         let now = context.clock.now()
-        let actor = invocation.text(Options.actor) ?? [context.environment["SUBS_ACTOR"], context.environment["USER"]]
-            .compactMap { $0 }.first { !$0.isEmpty }
+        // --actor, else SUBS_ACTOR (the parser fills it in), else USER.
+        let actor = invocation.text(Options.actor) ?? EnvironmentSpec.user.value(in: context.environment)
         let reason = invocation.text(Options.reason)
         let dryRun = invocation.flag(Options.dryRun)
 

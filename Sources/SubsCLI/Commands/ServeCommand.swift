@@ -18,7 +18,8 @@ enum ServeCommand {
                              + "without one, only loopback addresses are served", command: .serve)
         }
         let path = Commands.storePath(invocation, context)
-        let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout)
+        let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout,
+                               writePause: invocation.global.writePause)
         let api = SubsAPI(store: store, token: token, clock: context.clock)
         // A store that cannot be served is said now, not at the first request (and one that is
         // not a regular file, a FIFO, is refused without waiting for a writer).
@@ -51,8 +52,7 @@ enum ServeCommand {
             guard !token.isEmpty else { throw CommandFailure(.configError, "serve: token file \(Terminal.quoted(file)) is empty") }
             return token
         }
-        if let token = context.environment["SUBS_SERVER_TOKEN"], !token.isEmpty { return token }
-        return nil
+        return invocation.global.serverToken
     }
 }
 

@@ -72,10 +72,10 @@ public enum ManPage {
         m += ".Pp\n" + text("The documents of --format json hold these keys:")
         m += tagList(ManProse.documents.map { ("Cm " + $0.0.replacingAll(",", with: " ,"), $0.1) })
 
-        m += ".Sh ENVIRONMENT\n" + tagList(ManProse.environment.map { ("Ev " + $0.0, $0.1) })
+        m += ".Sh ENVIRONMENT\n" + tagList(EnvironmentSpec.documented.map { ("Ev " + $0.name, $0.help) })
         m += ".Sh FILES\n" + tagList(ManProse.files.map { ("Pa " + $0.0, $0.1) })
         m += ".Sh EXIT STATUS\n" + text(ManProse.exitIntro)
-        m += tagList(ManProse.exitStatuses.map { ("\($0.0)", $0.1) })
+        m += tagList(ExitCode.meanings.map { ("\($0.code.rawValue)", $0.meaning) })
 
         m += ".Sh EXAMPLES\n"
         for (index, (command, explanation)) in ManProse.examples.enumerated() {

@@ -280,56 +280,11 @@ enum ManProse {
             + "(its status after the write)."),
     ]
 
-    static let environment: [(String, String)] = [
-        ("SUBS_STORE", "The store path, as --store."),
-        ("SUBS_REMOTE", "A remote endpoint, as --remote."),
-        ("SUBS_PROVIDER", "The remote API, as --provider."),
-        ("SUBS_API_KEY_FILE", "File holding the API key, as --api-key-file."),
-        ("SUBS_API_KEY", "The API key itself, when no key file is given. It is never printed, logged or cached."),
-        ("SUBS_FORMAT", "The output format, as --format."),
-        ("SUBS_TIMEOUT", "The remote request timeout, as --timeout."),
-        ("SUBS_IAPHUB_ENVIRONMENT", "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true."),
-        ("SUBS_IAPHUB_PLATFORM", "The platform --provider iaphub asks for, as --iaphub-platform: ios (default) or android. It decides which store's sku each product carries (productId, and the entitlement id of a product without a group); a product with no sku on that platform is keyed by its group, else its IAPHUB product id."),
-        ("SUBS_CONFIG", "The config file, as --config."),
-        ("SUBS_NOW", "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation dates, relative times. For reproducible scripts and tests."),
-        ("SUBS_ACTOR", "Who makes grant and revoke changes when --actor is not given."),
-        ("USER", "Who makes changes when neither --actor nor SUBS_ACTOR is given."),
-        ("SUBS_LOCK_TIMEOUT", "Seconds a write waits for the store lock before exit status 75, 0 or more in plain decimal; default 10. Anything else is exit status 78."),
-        ("SUBS_SERVER_TOKEN", "The bearer token serve requires, when --token-file is not given."),
-        ("NO_COLOR", "When set and not empty, --color auto prints no colour."),
-        ("TERM", "When dumb, --color auto prints no colour."),
-        ("COLUMNS", "Width of help text and tables; default 80."),
-        ("HOME", "The home directory; when unset or empty, the one in the password database."),
-        ("XDG_DATA_HOME", "Base of the default store path; default ~/.local/share."),
-        ("XDG_CONFIG_HOME", "Base of the default config file; default ~/.config."),
-        ("XDG_CACHE_HOME", "Base of the remote answer cache; default ~/.cache."),
-        ("https_proxy", "A proxy for https requests (also HTTPS_PROXY, ALL_PROXY and no_proxy, as libcurl reads them). Plain http, sent only to loopback, never goes through a proxy."),
-    ]
-
     static let files: [(String, String)] = [
         ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
         ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with the store's read/write bits, refused when it is a symbolic link. A failed write removes a lock file it created itself."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
         ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
-    ]
-
-    static let exitStatuses: [(Int32, String)] = [
-        (0, "Success."),
-        (1, "check --require: at least one customer lacks a required entitlement."),
-        (3, "Not found: a customer, an entitlement, or for revoke an active manual grant; a find term that matches nothing."),
-        (64, "Usage error: unknown option or command, bad value, missing argument; a request subs serve refuses as invalid; check --require on a platform's record projected to --at without --allow-projection; or an operation the chosen provider or API version does not offer (history or renew-count on Qonversion v3 or IAPHUB, renew-count on RevenueCat v1, a --dry-run or batch write on a platform, a write with --offline): the message names what does. a find term that is refused, or that the provider cannot search. Retrying cannot help."),
-        (65, "Data error: the store is not valid JSON or not a valid store; bad input on standard input; a request the remote provider refused (an HTTP 4xx other than 401, 403, 404 and 429, such as Qonversion's 422)."),
-        (66, "The store file does not exist or cannot be read, or it was truncated or rewritten by another program while subs read it."),
-        (69, "Remote unavailable (cannot connect, server errors after retries, --offline without a cached answer; libcurl, which remote access loads when it starts, not installed): worth retrying later, and nothing else."),
-        (70, "Internal error."),
-        (73, "Cannot write the store (read-only, disk full); the store is left unchanged."),
-        (74, "Cannot write the output: standard output is full or closed. A write to the store was already done."),
-        (75, "Temporary failure: the store lock stayed busy past the lock timeout, or rate limited after retries."),
-        (76, "Remote protocol error: an answer that is not what the API defines, of which nothing of the customer can be read (one malformed item among others is a warning)."),
-        (77, "Permission denied: HTTP 401 or 403, or a file this user may not read or write (the store, the API key file)."),
-        (78, "Configuration error: a bad config file or environment variable; an --api-key-file that does not exist, is a directory or is not one line; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
-        (130, "Interrupted by SIGINT (not once a write has been committed: the command then finishes)."),
-        (141, "Standard output is a pipe whose reader went away (subs check alice | head -1): nothing is printed, and the status is the one a shell shows for a program killed by SIGPIPE."),
     ]
 
     static let exitIntro = """

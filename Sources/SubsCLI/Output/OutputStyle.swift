@@ -28,7 +28,8 @@ struct OutputStyle {
         case .always: color = true
         case .never: color = false
         case .auto:
-            color = context.stdoutIsTerminal && (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb"
+            color = context.stdoutIsTerminal && EnvironmentSpec.noColor.value(in: env) == nil
+                && EnvironmentSpec.term.value(in: env) != "dumb"
         }
         self.init(format: global.format, color: color, terminal: context.stdoutIsTerminal,
                   columns: context.columns, now: context.clock.now())

@@ -14,12 +14,15 @@ final class TemporaryFile {
     /// Bytes written so far, and how many of them the disk has been asked to take already.
     private var size = 0
     private var flushRequested = 0
+    /// Test hook: where to sleep on the way (nil: nowhere).
+    private let pause: WritePause?
 
     /// Creates `.STORE.tmp-XXXXXX` in the store's directory with `mode`, owned by `owner` when
     /// given (a rewrite keeps the store's owner and group: as root, or the group alone when the
     /// writer belongs to it; otherwise the file is the writer's, as any new file is).
-    init(beside store: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
+    init(beside store: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil, pause: WritePause? = nil) throws {
         self.store = store
+        self.pause = pause
         let prefix = StoreFiles.directory(of: store) + "/." + StoreFiles.baseName(of: store) + ".tmp-"
         // The name is remembered for the Ctrl-C handler *before* the file exists (mkstemp would
         // create it first, and an interrupt between the two left it behind). The random part is
@@ -49,7 +52,7 @@ final class TemporaryFile {
             discard()
             throw StoreFiles.writeError(path: store, errno: code, doing: "cannot set file mode")
         }
-        StoreFiles.pauseForTests("writing")
+        StoreFiles.pause(pause, at: "writing")
     }
 
     deinit { discard() }
@@ -98,7 +101,7 @@ final class TemporaryFile {
 
     /// Flushes the file to disk and closes it.
     func sync() throws {
-        StoreFiles.pauseForTests("syncing")
+        StoreFiles.pause(pause, at: "syncing")
         guard fsync(fd) == 0 else { throw StoreFiles.writeError(path: store, errno: errno, doing: "cannot sync") }
         close(fd)
         fd = -1
@@ -109,7 +112,7 @@ final class TemporaryFile {
     /// still be the one this version was made from); if it throws, nothing is replaced.
     func commit(over target: String, verify: () throws -> Void = {}) throws {
         try sync()
-        StoreFiles.pauseForTests("renaming")
+        StoreFiles.pause(pause, at: "renaming")
         try verify()
         try InterruptCleanup.committing {
             guard rename(path, target) == 0 else {
@@ -118,7 +121,7 @@ final class TemporaryFile {
             committed = true
         }
         InterruptCleanup.forget()
-        StoreFiles.pauseForTests("renamed")
+        StoreFiles.pause(pause, at: "renamed")
         StoreFiles.syncDirectory(of: target)
     }
 

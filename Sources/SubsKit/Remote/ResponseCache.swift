@@ -51,10 +51,11 @@ public struct ResponseCache: Sendable {
     }
 
     /// `$XDG_CACHE_HOME/subs` when XDG_CACHE_HOME is an absolute path, else `$HOME/.cache/subs`;
-    /// nil when neither is usable.
-    public static func defaultDirectory(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + (xdg.hasSuffix("/") ? "" : "/") + "subs" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + (home.hasSuffix("/") ? "" : "/") + ".cache/subs" }
+    /// nil when neither is usable. The caller reads the two variables (the library never
+    /// reads the environment).
+    public static func defaultDirectory(xdgCacheHome: String?, home: String?) -> String? {
+        if let xdg = xdgCacheHome, xdg.hasPrefix("/") { return xdg + (xdg.hasSuffix("/") ? "" : "/") + "subs" }
+        if let home, home.hasPrefix("/") { return home + (home.hasSuffix("/") ? "" : "/") + ".cache/subs" }
         return nil
     }
 

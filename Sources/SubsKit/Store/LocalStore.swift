@@ -8,10 +8,13 @@ public struct LocalStore: RecordStore {
     public let path: String
     /// Seconds a write waits for another writer's lock (SUBS_LOCK_TIMEOUT).
     public let lockTimeout: Double
+    /// Test hook: where a write pauses (nil: nowhere).
+    public let writePause: WritePause?
 
-    public init(path: String, lockTimeout: Double = 10) {
+    public init(path: String, lockTimeout: Double = 10, writePause: WritePause? = nil) {
         self.path = path
         self.lockTimeout = lockTimeout
+        self.writePause = writePause
     }
 
     public func lookup(_ ids: [String]) throws -> CustomerLookup {
@@ -81,7 +84,7 @@ public struct LocalStore: RecordStore {
 extension LocalStore {
     /// Several changes, each succeeding or failing on its own, committed in one write.
     public func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
-        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEach(requests, now: now)
+        try StoreWriter(path: path, lockTimeout: lockTimeout, pause: writePause).applyEach(requests, now: now)
     }
 
     /// `applyEach`, with what the write did (the server's index follows it).
@@ -92,7 +95,7 @@ extension LocalStore {
 
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
-        try StoreWriter(path: path, lockTimeout: lockTimeout).apply(change, to: ids, now: now, dryRun: dryRun)
+        try StoreWriter(path: path, lockTimeout: lockTimeout, pause: writePause).apply(change, to: ids, now: now, dryRun: dryRun)
     }
 }
 

@@ -110,12 +110,12 @@ public enum StoreFiles {
     /// Creates a new store at `path` holding `bytes`, under the store's lock; its directory is
     /// created (0700) when missing. Never replaces an existing store. A symbolic link is
     /// followed: through a dangling link, the store is created where the link points.
-    public static func createStore(path: String, bytes: [UInt8], lockTimeout: Double) throws {
+    public static func createStore(path: String, bytes: [UInt8], lockTimeout: Double, pause: WritePause? = nil) throws {
         let target = try resolvedPath(path)
         try refuseExisting(target, named: path)
         try makeParentDirectory(of: target)
         try withLock(storePath: target, timeout: lockTimeout) {
-            try create(path: target, bytes: bytes, named: path)
+            try create(path: target, bytes: bytes, named: path, pause: pause)
         }
     }
 
@@ -131,12 +131,12 @@ public enum StoreFiles {
 
     /// Writes `bytes` as a new file at `path` that must not exist yet (mode 0600). The file
     /// appears complete or not at all.
-    static func create(path: String, bytes: [UInt8], named: String? = nil) throws {
-        let temp = try TemporaryFile(beside: path, mode: 0o600)
+    static func create(path: String, bytes: [UInt8], named: String? = nil, pause: WritePause? = nil) throws {
+        let temp = try TemporaryFile(beside: path, mode: 0o600, pause: pause)
         defer { temp.discard() }
         try bytes.withUnsafeBytes { try temp.write($0) }
         try temp.sync()
-        StoreFiles.pauseForTests("renaming")
+        StoreFiles.pause(pause, at: "renaming")
         // link() fails when the target exists, so an existing store is never replaced.
         try InterruptCleanup.committing {
             if link(temp.path, path) != 0 {
@@ -148,7 +148,7 @@ public enum StoreFiles {
                 throw writeError(path: path, errno: code, doing: "cannot create store")
             }
         }
-        StoreFiles.pauseForTests("renamed")
+        StoreFiles.pause(pause, at: "renamed")
         syncDirectory(of: path)
     }
 
@@ -212,13 +212,21 @@ public enum StoreFiles {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Test hook: with `SUBS_TEST_PAUSE_AT=STEP`, the writer sleeps at that step so a test can
-    /// kill it exactly there (crash-safety tests). Does nothing otherwise.
-    /// `SUBS_TEST_PAUSE_FOR=SECONDS` makes the pause shorter, so a test can change the store
-    /// meanwhile and watch the writer go on. A signal ends the pause early.
-    static func pauseForTests(_ step: String) {
-        guard let wanted = getenv("SUBS_TEST_PAUSE_AT").map({ String(cString: $0) }), wanted == step else { return }
-        let seconds = getenv("SUBS_TEST_PAUSE_FOR").flatMap { Double(String(cString: $0)) } ?? 30
-        usleep(useconds_t(max(0, min(seconds, 60)) * 1_000_000))
+    /// Test hook: sleeps when `pause` names this step, so a test can kill the writer exactly
+    /// there (crash-safety tests) or change the store meanwhile. A signal ends the pause early.
+    static func pause(_ pause: WritePause?, at step: String) {
+        guard let pause, pause.step == step else { return }
+        usleep(useconds_t(max(0, min(pause.seconds, 60)) * 1_000_000))
+    }
+}
+
+/// Test hook, injected by the caller (the CLI reads SUBS_TEST_PAUSE_AT and SUBS_TEST_PAUSE_FOR):
+/// the store writer sleeps `seconds` (at most 60) at `step` — writing, syncing, renaming or renamed.
+public struct WritePause: Equatable, Sendable {
+    public var step: String
+    public var seconds: Double
+    public init(step: String, seconds: Double = 30) {
+        self.step = step
+        self.seconds = seconds
     }
 }

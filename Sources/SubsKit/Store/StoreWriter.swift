@@ -11,6 +11,8 @@ import Glibc
 struct StoreWriter {
     let path: String
     let lockTimeout: Double
+    /// Test hook: where the write pauses (nil: nowhere).
+    var pause: WritePause? = nil
 
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
         // Said before the lock is taken or the store read.
@@ -66,7 +68,7 @@ struct StoreWriter {
             // open wait, holding every other writer's lock, with no deadline.
             let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: !dryRun, copyPrefix: dryRun ? nil : { mapped in
                 StoreFiles.removeStaleTemporaries(beside: path)
-                let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group))
+                let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group), pause: pause)
                 temp = file
                 return PrefixCopier(file: mapped, temp: file)
             })
