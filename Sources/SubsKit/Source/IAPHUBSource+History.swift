@@ -49,13 +49,17 @@ extension IAPHUBSource {
                    warnings: inout [String]) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
         var purchases: [IAPHUBPurchase] = []
         for page in 1...Self.pageCap {
-            if page > 1, client.now() >= deadline {
-                return (purchases, "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
-                        + "\(RemoteFormat.seconds(client.timeout)) s was spent, so newer purchases are not shown")
-            }
+            let spent = "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
+                + "\(RemoteFormat.seconds(client.timeout)) s was spent, so newer purchases are not shown"
+            if page > 1, client.now() >= deadline { return (purchases, spent) }
             let path = "/purchases?userId=" + RemoteURL.segment(id) + "&environment=" + RemoteURL.segment(environment)
                 + "&page=\(page)&limit=\(Self.pageSize)&order=asc"
-            let answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline)
+            let answer: RemoteAnswer
+            do { answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline) } catch RemoteError.timeout
+                where page > 1 {
+                // What was read is answered, said to be partial; a first page that cannot be had is the error.
+                return (purchases, spent)
+            }
             for note in answer.warnings where !notes.contains(note) { notes.append(note) }
             switch answer.response.status {
             case 200: break
