@@ -190,6 +190,17 @@ final class IAPHUBHistoryTests: IAPHUBTestCase {
         XCTAssertTrue(purchasePages().allSatisfy { $0.contains("&environment=sandbox&") }, "\(purchasePages())")
     }
 
+    func testAUserIdIsOneEncodedQueryValue() throws {
+        for id in ["a?b#c%d+e&f=g", "alice/ü x"] {
+            let doc = try history(id).doc
+            XCTAssertEqual(doc["customerId"], .string(id))
+            XCTAssertEqual(doc["entries"], .array([]))
+        }
+        // The fake decoded exactly the five parameters, the id whole (else it would have noted a problem).
+        XCTAssertEqual(server.listings.count, 2)
+        XCTAssertTrue(server.listings[0].contains("userId=a%3Fb%23c%25d%2Be%26f%3Dg&"), server.listings[0])
+    }
+
     func testTheListingIsCachedPerUserAndOfflineAnswersFromIt() throws {
         _ = try history(user)
         let offline = iaphub(["history", user, "--json", "--offline"])
