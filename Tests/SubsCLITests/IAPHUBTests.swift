@@ -26,6 +26,10 @@ final class IAPHUBTestServer: @unchecked Sendable {
     private var _arrivals: [Double] = []
     private var _refused = 0
     private var _flaky: Set<String> = []
+    private var _listings: [String] = []
+    /// The purchase listing's requests, path and query, in order.
+    var listings: [String] { lock.lock(); defer { lock.unlock() }; return _listings }
+    func recordListing(_ request: String) { lock.lock(); _listings.append(request); lock.unlock() }
 
     var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
     /// The raw (still encoded) paths asked, in order.
@@ -50,7 +54,7 @@ final class IAPHUBTestServer: @unchecked Sendable {
 
     func forgetProblems() { lock.lock(); _problems = []; lock.unlock() }
 
-    private func note(_ problem: String) { lock.lock(); _problems.append(problem); lock.unlock() }
+    func note(_ problem: String) { lock.lock(); _problems.append(problem); lock.unlock() }
 
     private func answer(_ request: HTTPRequest) -> HTTPResponse {
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
@@ -63,13 +67,19 @@ final class IAPHUBTestServer: @unchecked Sendable {
         lock.unlock()
 
         if request.method != "GET" { note("method \(request.method)") }
-        if request.query != expectedQuery { note("query \(request.query ?? "none")") }
         let authorization = request.headers["Authorization"]
         let wrongKey = authorization != "ApiKey \(IAPHUBTestServer.key)"
         // Another key in the right scheme is a test's doing; anything else is subs's mistake.
         if wrongKey && authorization?.hasPrefix("ApiKey ") != true { note("Authorization \(authorization == nil ? "missing" : "in another scheme")") }
         if request.headers["User-Agent"] != "subs/\(CLI.version)" { note("User-Agent \(request.headers["User-Agent"] ?? "none")") }
         if !request.body.isEmpty { note("a body on a GET") }
+        if let segments = request.pathSegments, segments == ["v1", "app", IAPHUBTestServer.appId, "purchases"] {
+            if wrongKey { return HTTPResponse(status: 401, body: Array(#"{"code":"api_key_invalid"}"#.utf8)) }
+            if limited { return HTTPResponse(status: 429, headers: [("Retry-After", "1")], body: Array("{\"code\":\"rate_limit\"}".utf8)) }
+            recordListing(request.path + "?" + (request.query ?? ""))
+            return purchases(request.query ?? "")
+        }
+        if request.query != expectedQuery { note("query \(request.query ?? "none")") }
         let prefix = ["v1", "app", IAPHUBTestServer.appId, "user"]
         guard let segments = request.pathSegments, segments.count == 5, Array(segments.prefix(4)) == prefix else {
             note("path \(request.path)")
@@ -113,7 +123,7 @@ final class IAPHUBTestServer: @unchecked Sendable {
             return json(#"{"activeProducts":[{"id":"5e51","type":"renewable_subscription",\#(sku)"platform":"android","#
                         + #""expirationDate":"2026-12-20T10:00:00.000Z","subscriptionState":"active","isSubscriptionRenewable":true}]}"#)
         default:
-            if user.hasPrefix("pace-") || ["alice/ü x", "..", "a?b#c%d+e&f=g"].contains(user) { return json(IAPHUBFixture.text("active-renewing")) }
+            if user.hasPrefix("pace-") || IAPHUBListing.scripted.contains(user) || ["alice/ü x", "..", "a?b#c%d+e&f=g"].contains(user) { return json(IAPHUBFixture.text("active-renewing")) }
             guard let text = IAPHUBFixture.textIfAny(user) else {
                 return json(#"{"code":"user_not_found","message":"user not found"}"#, 404)
             }
@@ -335,7 +345,7 @@ final class IAPHUBTests: IAPHUBTestCase {
         XCTAssertEqual(before.doc["entitlements"]?["premium"]?["isActive"], .bool(true))
         XCTAssertEqual(before.doc["entitlements"]?["premium"]?["state"], .string("active"))
         XCTAssertEqual(before.result.stderr,
-                       "subs: note: IAPHUB keeps no history: the status at 2026-12-05T15:45:11Z is IAPHUB's current answer projected to that date\n")
+                       "subs: note: IAPHUB's user answer holds the products active now: the status at 2026-12-05T15:45:11Z is that answer projected to that date\n")
         for at in ["2026-12-05T15:45:12Z", "2027-01-01", "2026-11-28T15:45:11Z"] {
             let projected = try entitlements("promo-trial-cancelled", ["--at", at])
             XCTAssertEqual(projected.doc["entitlements"]?["premium"]?["isActive"], .bool(false), at)
@@ -373,9 +383,6 @@ final class IAPHUBTests: IAPHUBTestCase {
             (["grant", "alice", "premium", "--duration", "P1M"], "grant or revoke"),
             (["grant", "alice", "premium", "--lifetime"], "grant or revoke"),
             (["revoke", "alice", "premium"], "grant or revoke"),
-            (["history", "alice"], "no history (only the products active now); a subs store (--store, or --remote to subs serve) has one"),
-            (["renew-count", "alice"], "renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"),
-            (["renew-count", "alice", "premium"], "renewal counts; a subs store"),
         ]
         for (args, words) in cases {
             let result = iaphub(args)

@@ -127,6 +127,16 @@ final class WrongBaseURLTests: XCTestCase {
         XCTAssertEqual(run("qonversion", base + "/v3", ["check", "QON_zoe"]).status, .protocolError)
     }
 
+    func testQonversionV4SaysItsOwnVersion() {
+        // v4 reads through the v3 source's checks: a wrong v4 URL is told to end in /v4, never /v3.
+        for args in [["check", "zoe"], ["history", "QON_zoe"], ["renew-count", "QON_zoe"]] {
+            let result = run("qonversion", base + "/v4", args)
+            XCTAssertEqual(result.status, .configError, result.stderr)
+            XCTAssertTrue(result.stderr.hasSuffix("the base URL (--remote) looks wrong; it should end in /v4, as in https://api.qonversion.io/v4\n"),
+                          result.stderr)
+        }
+    }
+
     func testIAPHUB() {
         let expected = "name your app, as in https://api.iaphub.com/v1/app/APP_ID"
         let app = base + "/v1/app/app1"

@@ -117,8 +117,11 @@ enum ManProse {
         and consumables are ignored. \
         requestDate is the server's Date header, and --at projects the current answer to that date \
         with a note on standard error. \
-        IAPHUB keeps no history, renewal counts or manual grants, so history, renew-count, grant and \
-        revoke are exit status 69. \
+        history and renew-count read IAPHUB's purchase listing, GET {remote}/purchases?userId=USER \
+        (every page within the timeout, up to 20; past that complete is false): each purchase one \
+        transaction typed by its place in its originalPurchase chain, a refund at its refundDate, and \
+        renew-count counts the paid, unrefunded renewals of each chain. \
+        IAPHUB offers no manual grants, so grant and revoke are exit status 64. \
         A batch check paces itself to 5 requests a second, IAPHUB's limit.
         """,
         """

@@ -32,13 +32,17 @@ public struct IAPHUBProduct: Equatable, Sendable {
     public var subscriptionPeriodType: String?
     public var subscriptionRenewalProduct: String?
     public var subscriptionRenewalProductSku: String?
+    /// The purchase it was bought with (`purchase`) and, for a subscription, its chain's first
+    /// (`originalPurchase`): how `renew-count` finds its chain in the purchase listing.
+    public var purchase: String?
+    public var originalPurchase: String?
 
     public init(id: String? = nil, sku: String?, type: String, platform: String? = nil, purchaseDate: Instant? = nil,
                 expirationDate: Instant? = nil, autoResumeDate: Instant? = nil, group: String? = nil,
                 groupName: String? = nil, isSubscriptionRenewable: Bool = false, isFamilyShare: Bool = false,
                 isPromo: Bool = false, promoCode: String? = nil, subscriptionState: String? = nil,
                 subscriptionPeriodType: String? = nil, subscriptionRenewalProduct: String? = nil,
-                subscriptionRenewalProductSku: String? = nil) {
+                subscriptionRenewalProductSku: String? = nil, purchase: String? = nil, originalPurchase: String? = nil) {
         self.id = id
         self.sku = sku
         self.type = type
@@ -56,6 +60,8 @@ public struct IAPHUBProduct: Equatable, Sendable {
         self.subscriptionPeriodType = subscriptionPeriodType
         self.subscriptionRenewalProduct = subscriptionRenewalProduct
         self.subscriptionRenewalProductSku = subscriptionRenewalProductSku
+        self.purchase = purchase
+        self.originalPurchase = originalPurchase
     }
 
     /// The entitlement it becomes: IAPHUB has none, so the group's name, else the sku, else (a
@@ -140,7 +146,8 @@ public struct IAPHUBAnswer: Equatable, Sendable {
             promoCode: try fields.string("promoCode"), subscriptionState: try fields.string("subscriptionState"),
             subscriptionPeriodType: try fields.string("subscriptionPeriodType"),
             subscriptionRenewalProduct: try fields.string("subscriptionRenewalProduct"),
-            subscriptionRenewalProductSku: try fields.string("subscriptionRenewalProductSku"))
+            subscriptionRenewalProductSku: try fields.string("subscriptionRenewalProductSku"),
+            purchase: try fields.string("purchase"), originalPurchase: try fields.string("originalPurchase"))
         guard product.entitlementId != nil else {
             throw IAPHUBAnswerError(path: path, message: "no groupName, sku, group or id to tell which entitlement it is")
         }

@@ -1,7 +1,7 @@
 // Provider `iaphub` (SPEC section 6): a user's active products from IAPHUB's server API, each
 // mapped to one entitlement keyed by its group name (else its sku, else its group's id or its
-// product id). IAPHUB keeps no history, no renewal counts and no manual grants: those are "not
-// offered" (exit 69).
+// product id). `history` and `renew-count` read IAPHUB's purchase listing besides
+// (IAPHUBSource+History.swift); IAPHUB offers no manual grants: those are "not offered" (exit 64).
 
 import SubsJSON
 
@@ -50,12 +50,10 @@ public struct IAPHUBSource: CustomerSource {
         PacedTransport(transport, pacer: RequestPacer(limit: requestsPerSecond, interval: 1.1))
     }
 
-    public var capabilities: SourceCapabilities { [] }
+    public var capabilities: SourceCapabilities { [.history, .renewalCounts] }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
-        case .history: return "IAPHUB's user answer has no history (only the products active now); a subs store (--store, or --remote to subs serve) has one"
-        case .renewalCounts: return "IAPHUB does not report renewal counts; a subs store (--store, or --remote to subs serve) counts renewals"
         case .grants, .lifetimeGrants: return "IAPHUB offers no endpoint to grant or revoke access by hand; grant it in the store or in IAPHUB's dashboard"
         default: return "IAPHUB does not offer that"
         }
@@ -67,44 +65,55 @@ public struct IAPHUBSource: CustomerSource {
         var warnings: [String] = []
         var lastDate: Instant?
         for id in ids {
-            let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
-                + "&platform=" + RemoteURL.segment(platform)
-            let answer = try client.get(path, customer: id, cachePolicy: cachePolicy)
-            notes += answer.warnings
-            switch answer.response.status {
-            case 200: break
-            case 404:
-                guard Self.isOwnError(answer) else {
-                    throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
-                }
-                statuses.append(nil); continue
-            default: throw answer.unexpectedStatusError()
-            }
-            let user: IAPHUBAnswer
-            do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
-                throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
-            }
-            warnings += user.problems.map { $0.leftOut(of: "IAPHUB user '\(id)'") }
-            // IAPHUB's body carries no clock: its Date header is the server's. A cached answer is
-            // judged at the local clock instead (SPEC section 6).
-            let fromCache = answer.cacheAge != nil
-            let served = fromCache ? clock.now() : answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
-            lastDate = served
-            let at = t ?? served
-            var entitlements = IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)
-            if fromCache && t == nil { entitlements = entitlements.map { $0.judgedFromCache(at: served) } }
-            statuses.append(CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: at, projected: t != nil,
-                                           entitlements: entitlements))
+            guard let user = try user(id, at: t, notes: &notes, warnings: &warnings) else { statuses.append(nil); continue }
+            lastDate = user.served
+            statuses.append(user.status)
         }
         let requestDate = t ?? lastDate ?? clock.now()
-        if let t, !ids.isEmpty {
-            notes.append("IAPHUB keeps no history: the status at \(ISODate.format(t)) is IAPHUB's current answer projected to that date")
-        }
+        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
         return StatusAnswer(requestDate: requestDate, statuses: statuses, notes: notes, warnings: warnings)
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
-        throw NotOffered(whyNotOffered(.history))
+    static func projectionNote(_ t: Instant) -> String {
+        "IAPHUB's user answer holds the products active now: the status at \(ISODate.format(t)) is that answer projected to that date"
+    }
+
+    /// One user's answer and status at T (nil: the server's date); nil for a user IAPHUB does not know.
+    struct User {
+        var answer: IAPHUBAnswer
+        var status: CustomerStatus
+        /// The server's Date header, or the local clock for a cached answer (SPEC section 6).
+        var served: Instant
+    }
+
+    func user(_ id: String, at t: Instant?, deadline: Double? = nil, notes: inout [String], warnings: inout [String]) throws -> User? {
+        let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
+            + "&platform=" + RemoteURL.segment(platform)
+        let answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline)
+        notes += answer.warnings
+        switch answer.response.status {
+        case 200: break
+        case 404:
+            guard Self.isOwnError(answer) else {
+                throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
+            }
+            return nil
+        default: throw answer.unexpectedStatusError()
+        }
+        let user: IAPHUBAnswer
+        do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
+            throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+        }
+        warnings += user.problems.map { $0.leftOut(of: "IAPHUB user '\(id)'") }
+        // IAPHUB's body carries no clock: its Date header is the server's. A cached answer is
+        // judged at the local clock instead (SPEC section 6).
+        let fromCache = answer.cacheAge != nil
+        let served = fromCache ? clock.now() : answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now()
+        var entitlements = IAPHUBSource.entitlements(user, environment: environment, projectedTo: t)
+        if fromCache && t == nil { entitlements = entitlements.map { $0.judgedFromCache(at: served) } }
+        let status = CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: t ?? served, projected: t != nil,
+                                    entitlements: entitlements)
+        return User(answer: user, status: status, served: served)
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
@@ -124,6 +133,15 @@ extension IAPHUBSource {
     /// The entitlements of a user answer, sorted by id. `projectedTo`: `--at`, re-evaluating
     /// isActive from the dates of today's answer.
     public static func entitlements(_ answer: IAPHUBAnswer, environment: String, projectedTo t: Instant? = nil) -> [EntitlementInfo] {
+        chosenProducts(answer).sorted { $0.key < $1.key }.map { key, product in
+            var info = entitlement(key, product, answer: answer, environment: environment)
+            if let t { Projection.apply(&info, at: t) }
+            return info
+        }
+    }
+
+    /// The product that describes each entitlement key of the answer (consumables unlock none).
+    public static func chosenProducts(_ answer: IAPHUBAnswer) -> [String: IAPHUBProduct] {
         var chosen: [String: IAPHUBProduct] = [:]
         for product in answer.activeProducts where product.type != "consumable" {
             // The decoder keeps only products with a key.
@@ -132,11 +150,7 @@ extension IAPHUBSource {
             if let held = chosen[key], !expiresLater(product, than: held) { continue }
             chosen[key] = product
         }
-        return chosen.sorted { $0.key < $1.key }.map { key, product in
-            var info = entitlement(key, product, answer: answer, environment: environment)
-            if let t { Projection.apply(&info, at: t) }
-            return info
-        }
+        return chosen
     }
 
     private static func expiresLater(_ a: IAPHUBProduct, than b: IAPHUBProduct) -> Bool {

@@ -240,7 +240,9 @@ public struct QonversionSource: CustomerSource {
     }
 
     func wrongBaseURL(_ answer: RemoteAnswer) -> WrongBaseURL {
-        WrongBaseURL(url: answer.url, why: "and a body that is not Qonversion's error JSON", expected: Self.expectedBaseURL)
+        // v4 reads through this source too: its URL should end in /v4.
+        let expected = QonversionV4Source.isV4(client.endpoint.url) ? "end in /v4, as in https://api.qonversion.io/v4" : Self.expectedBaseURL
+        return WrongBaseURL(url: answer.url, why: "and a body that is not Qonversion's error JSON", expected: expected)
     }
 
     func decoded<T>(_ answer: RemoteAnswer, _ decode: ([UInt8]) throws -> T) throws -> T {

@@ -1,0 +1,198 @@
+// A page of IAPHUB's purchase listing (`GET /v1/app/{appId}/purchases?userId=…`, IAPHUB's "Get
+// purchases": `{hasNextPage, list}`, each element one store transaction) and what subs makes of
+// it: the user's history and renewal counts. Only what a purchase says is shown; nothing is
+// invented. A body that is not a page (not JSON, no `list` array, `hasNextPage` not a boolean) is
+// an error with a path (exit 76); one malformed purchase is left out with its path, never hiding
+// the others. Pure (fuzzed: Fuzz/iaphub-purchases).
+
+import SubsJSON
+
+/// One element of `list`: the fields subs reads (README, "IAPHUB").
+public struct IAPHUBPurchase: Equatable, Sendable {
+    /// IAPHUB's purchase id (`id`), which `originalPurchase` of later purchases refers to.
+    public var id: String
+    public var purchaseDate: Instant
+    /// `consumable`, `non_consumable`, `subscription` (non-renewing), `renewable_subscription`.
+    public var productType: String
+    /// `productSku` (the store's product id), `product` (IAPHUB's product id), `productGroupName`.
+    public var productSku: String?
+    public var product: String?
+    public var productGroupName: String?
+    public var platform: String?
+    /// `price` as written (a JSON number's literal, never rounded), `currency` (ISO 4217).
+    public var price: String?
+    public var currency: String?
+    public var isSandbox: Bool?
+    public var promoCode: String?
+    public var isRefunded: Bool
+    public var refundDate: Instant?
+    public var expirationDate: Instant?
+    /// The first purchase of the subscription this one renews (IAPHUB's chain id); absent on
+    /// products that are not subscriptions.
+    public var originalPurchase: String?
+    /// `normal`, `trial`, `intro` (IAPHUB sends it for subscriptions).
+    public var subscriptionPeriodType: String?
+
+    public init(id: String, purchaseDate: Instant, productType: String, productSku: String? = nil, product: String? = nil,
+                productGroupName: String? = nil, platform: String? = nil, price: String? = nil, currency: String? = nil,
+                isSandbox: Bool? = nil, promoCode: String? = nil, isRefunded: Bool = false, refundDate: Instant? = nil,
+                expirationDate: Instant? = nil, originalPurchase: String? = nil, subscriptionPeriodType: String? = nil) {
+        self.id = id
+        self.purchaseDate = purchaseDate
+        self.productType = productType
+        self.productSku = productSku
+        self.product = product
+        self.productGroupName = productGroupName
+        self.platform = platform
+        self.price = price
+        self.currency = currency
+        self.isSandbox = isSandbox
+        self.promoCode = promoCode
+        self.isRefunded = isRefunded
+        self.refundDate = refundDate
+        self.expirationDate = expirationDate
+        self.originalPurchase = originalPurchase
+        self.subscriptionPeriodType = subscriptionPeriodType
+    }
+
+    /// The product types subs knows; a purchase of another is left out with a warning.
+    public static let productTypes = ["consumable", "non_consumable", "subscription", "renewable_subscription"]
+
+    /// The entitlement key, as `check` keys IAPHUB's products: the group's name, else the sku,
+    /// else IAPHUB's product id; none for a consumable (it unlocks nothing).
+    public var entitlementId: String? {
+        guard productType != "consumable" else { return nil }
+        for key in [productGroupName, productSku, product] {
+            if let key, !key.isEmpty { return key }
+        }
+        return nil
+    }
+
+    /// The chain of an auto-renewable subscription: `originalPurchase`, else (none given) the
+    /// purchase itself, as the first purchase of a chain is its own original.
+    public var chainId: String { originalPurchase.flatMap { $0.isEmpty ? nil : $0 } ?? id }
+
+    /// A renewal: a purchase of an auto-renewable subscription that is not its chain's first.
+    public var isRenewal: Bool { productType == "renewable_subscription" && chainId != id }
+
+    /// Paid: not a free trial and not a price of zero (an unknown price is taken as paid: IAPHUB
+    /// lists store transactions, which are charges).
+    public var isPaid: Bool {
+        if subscriptionPeriodType == "trial" { return false }
+        guard let price else { return true }
+        let digits = price.prefix { $0 != "e" && $0 != "E" }.filter { $0.isNumber }
+        return !(digits.allSatisfy { $0 == "0" } && !digits.isEmpty)
+    }
+}
+
+/// One page: its readable purchases, the others' problems, and whether another page follows.
+public struct IAPHUBPurchasePage: Equatable, Sendable {
+    public var hasNextPage: Bool
+    public var purchases: [IAPHUBPurchase]
+    public var problems: [WireFormatError]
+    /// Elements in `list`, readable or not (an empty page that says more follows is a lie).
+    public var count: Int
+
+    /// Reads the body of a 200 answer. Throws WireFormatError only.
+    public static func decode(_ bytes: [UInt8]) throws(WireFormatError) -> IAPHUBPurchasePage {
+        let body: JSONValue
+        do { body = try JSON.parse(bytes) } catch let error as JSONError {
+            throw WireFormatError(path: "\(error.line):\(error.column)", message: "not JSON: \(error.message)")
+        } catch {
+            throw WireFormatError(path: "$", message: "not JSON")
+        }
+        guard let page = body.objectValue else {
+            throw WireFormatError(path: "$", message: "expected an object, found \(body.typeName)")
+        }
+        let hasNextPage: Bool
+        switch page["hasNextPage"] {
+        case nil, .null?: hasNextPage = false
+        case .bool(let b)?: hasNextPage = b
+        case let other?: throw WireFormatError(path: "hasNextPage", message: "expected a boolean, found \(other.typeName)")
+        }
+        guard let listValue = page["list"] else {
+            throw WireFormatError(path: "list", message: "missing (IAPHUB always sends it)")
+        }
+        guard let list = listValue.arrayValue else {
+            throw WireFormatError(path: "list", message: "expected an array, found \(listValue.typeName)")
+        }
+        var purchases: [IAPHUBPurchase] = []
+        var problems: [WireFormatError] = []
+        for (index, item) in list.enumerated() {
+            do { purchases.append(try purchase(item, path: JSONPath.index("list", index))) } catch {
+                problems.append(error)
+            }
+        }
+        return IAPHUBPurchasePage(hasNextPage: hasNextPage, purchases: purchases, problems: problems, count: list.count)
+    }
+
+    private static func purchase(_ value: JSONValue, path: String) throws(WireFormatError) -> IAPHUBPurchase {
+        guard let object = value.objectValue else {
+            throw WireFormatError(path: path, message: "expected an object, found \(value.typeName)")
+        }
+        let f = Fields(object: object, path: path)
+        guard let id = try f.string("id"), !id.isEmpty else {
+            throw WireFormatError(path: JSONPath.member(path, "id"), message: "required (a non-empty string)")
+        }
+        guard let date = try f.date("purchaseDate") else {
+            throw WireFormatError(path: JSONPath.member(path, "purchaseDate"), message: "required (an ISO 8601 date)")
+        }
+        guard let type = try f.string("productType"), !type.isEmpty else {
+            throw WireFormatError(path: JSONPath.member(path, "productType"), message: "required (a non-empty string)")
+        }
+        guard IAPHUBPurchase.productTypes.contains(type) else {
+            throw WireFormatError(path: JSONPath.member(path, "productType"),
+                                  message: "\(JSON.quote(String(type.prefix(40)))) is a product type this version of subs does not know")
+        }
+        let price: String?
+        switch object["price"] {
+        case nil, .null?: price = nil
+        case .number(let text)?: price = text
+        case let other?: throw WireFormatError(path: JSONPath.member(path, "price"), message: "expected a number, found \(other.typeName)")
+        }
+        let purchase = IAPHUBPurchase(
+            id: id, purchaseDate: date, productType: type, productSku: try f.string("productSku").flatMap { $0.isEmpty ? nil : $0 },
+            product: try f.string("product"), productGroupName: try f.string("productGroupName"), platform: try f.string("platform"),
+            price: price, currency: try f.string("currency"), isSandbox: try f.bool("isSandbox"),
+            promoCode: try f.bool("isPromo") == true ? try f.string("promoCode") : nil,
+            isRefunded: try f.bool("isRefunded") ?? false, refundDate: try f.date("refundDate"),
+            expirationDate: try f.date("expirationDate"), originalPurchase: try f.string("originalPurchase"),
+            subscriptionPeriodType: try f.string("subscriptionPeriodType"))
+        if type != "consumable" && purchase.entitlementId == nil {
+            throw WireFormatError(path: path, message: "no productGroupName, productSku or product to tell which entitlement it is")
+        }
+        return purchase
+    }
+
+    /// Typed reads of optional fields: absent or null is nil, any other type an error.
+    private struct Fields {
+        var object: JSONObject
+        var path: String
+
+        func string(_ key: String) throws(WireFormatError) -> String? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected a string, found \(other.typeName)")
+            }
+        }
+
+        func bool(_ key: String) throws(WireFormatError) -> Bool? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .bool(let b)?: return b
+            case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected a boolean, found \(other.typeName)")
+            }
+        }
+
+        /// ISO 8601 (IAPHUB: UTC with milliseconds); the fraction is dropped.
+        func date(_ key: String) throws(WireFormatError) -> Instant? {
+            guard let text = try string(key) else { return nil }
+            guard let instant = ISODate.parse(text) else {
+                throw WireFormatError(path: JSONPath.member(path, key),
+                                      message: "expected an ISO 8601 date, found \(JSON.quote(String(text.prefix(40))))")
+            }
+            return Instant(seconds: instant.seconds)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+// `history` and `renew-count` for provider `iaphub`: the user answer (who the user is, which
+// product describes each entitlement, the server's date) and every page of IAPHUB's purchase
+// listing for that user, `GET {remote}/purchases?userId=…&environment=…&page=N&limit=100&order=asc`,
+// within one --timeout budget and up to `pageCap` pages (paced under IAPHUB's 5 requests a second
+// by the transport).
+
+extension IAPHUBSource {
+    /// At most this many pages of 100 purchases are read: past it the answer says it is incomplete.
+    public static let pageCap = 20
+    /// The page size asked: IAPHUB's maximum.
+    public static let pageSize = 100
+
+    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+        var notes: [String] = []
+        var warnings: [String] = []
+        let deadline = client.now() + client.timeout
+        guard let user = try user(id, at: t, deadline: deadline, notes: &notes, warnings: &warnings) else { return nil }
+        let listing = try purchases(of: id, deadline: deadline, notes: &notes, warnings: &warnings)
+        let at = t ?? user.served
+        let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
+        return HistoryAnswer(
+            requestDate: at, customerId: id, provider: "iaphub",
+            entries: IAPHUBPurchaseHistory.entries(listing.purchases, sandbox: environment != "production", until: until ?? at),
+            complete: reason.isEmpty, incompleteReason: reason.isEmpty ? nil : reason.joined(separator: "; "),
+            notes: notes, warnings: warnings)
+    }
+
+    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+        var notes: [String] = []
+        var warnings: [String] = []
+        let deadline = client.now() + client.timeout
+        guard let user = try user(id, at: t, deadline: deadline, notes: &notes, warnings: &warnings) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: notes, warnings: warnings)
+        }
+        let listing = try purchases(of: id, deadline: deadline, notes: &notes, warnings: &warnings)
+        var status = user.status
+        let counts = IAPHUBPurchaseHistory.renewsCounts(listing.purchases, products: Self.chosenProducts(user.answer),
+                                                        until: t ?? user.served)
+        for i in status.entitlements.indices { status.entitlements[i].renewsCount = counts[status.entitlements[i].id] ?? nil }
+        if let t { notes.append(Self.projectionNote(t)) }
+        let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
+        return StatusAnswer(requestDate: status.requestDate, statuses: [status], notes: notes, warnings: warnings,
+                            complete: reason.isEmpty, incompleteReason: reason.isEmpty ? nil : reason.joined(separator: "; "))
+    }
+
+    /// Every page of the user's purchases, oldest first on the wire (`order=asc`), one malformed
+    /// purchase left out and warned about; `unfinished` says why the listing stopped before its end.
+    func purchases(of id: String, deadline: Double, notes: inout [String],
+                   warnings: inout [String]) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
+        var purchases: [IAPHUBPurchase] = []
+        for page in 1...Self.pageCap {
+            let spent = "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
+                + "\(RemoteFormat.seconds(client.timeout)) s was spent, so newer purchases are not shown"
+            if page > 1, client.now() >= deadline { return (purchases, spent) }
+            let path = "/purchases?userId=" + RemoteURL.segment(id) + "&environment=" + RemoteURL.segment(environment)
+                + "&page=\(page)&limit=\(Self.pageSize)&order=asc"
+            let answer: RemoteAnswer
+            do { answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline) } catch RemoteError.timeout
+                where page > 1 {
+                // What was read is answered, said to be partial; a first page that cannot be had is the error.
+                return (purchases, spent)
+            }
+            for note in answer.warnings where !notes.contains(note) { notes.append(note) }
+            switch answer.response.status {
+            case 200: break
+            case 404:
+                // The user was just found: a 404 here is no answer about them, whatever its body.
+                guard Self.isOwnError(answer) else {
+                    throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
+                }
+                throw answer.unexpectedStatusError()
+            default: throw answer.unexpectedStatusError()
+            }
+            let decoded: IAPHUBPurchasePage
+            do { decoded = try IAPHUBPurchasePage.decode(answer.response.body) } catch {
+                throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
+            }
+            warnings += decoded.problems.map { $0.leftOut(of: "IAPHUB purchases of user '\(id)', page \(page)") }
+            purchases += decoded.purchases
+            guard decoded.hasNextPage else { return (purchases, nil) }
+            // A server that says "more" after an empty page would be followed for nothing.
+            guard decoded.count > 0 else {
+                throw RemoteError.protocolError(url: answer.url, reason: "hasNextPage is true on an empty page")
+            }
+        }
+        return (purchases, "IAPHUB's purchase listing has more than \(Self.pageCap) pages of \(Self.pageSize); subs read the oldest "
+                + "\(purchases.count) purchases and stopped there, so newer ones are not shown")
+    }
+}
