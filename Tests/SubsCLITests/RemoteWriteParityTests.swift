@@ -174,3 +174,35 @@ final class Counter: @unchecked Sendable {
     func add() { lock.lock(); count += 1; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
+
+/// A clock one second later at every reading: the server's answer is made after the write it
+/// reports, and may fall on the next second.
+private final class TickingClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var seconds: Int64
+    init(_ start: Instant) { seconds = start.seconds }
+    func now() -> Instant {
+        lock.lock()
+        defer { lock.unlock() }
+        seconds += 1
+        return Instant(seconds: seconds)
+    }
+}
+
+final class RemoteRevokeTimingTests: XCTestCase {
+    /// The grants a revoke ended are the ones it stamped, whatever second the answer is made.
+    func testARevokeReportsTheGrantsItEndedWhenTheAnswerIsMadeAWhileLater() throws {
+        let dir = TempDir()
+        let store = dir.write("served.json", DemoStore.json)
+        let server = try LoopbackSubsServer(store: store, token: "t0ken", clock: TickingClock(ISODate.parse(testNow)!))
+        defer { server.stop() }
+        let env = ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache", "SUBS_ACTOR": "dana"]
+        XCTAssertEqual(runCLI(["--remote", server.base, "grant", "trent", "premium", "--duration", "P1M"], env: env).status, .success)
+        let revoked = runCLI(["--remote", server.base, "revoke", "trent", "premium", "--reason", "test", "--json"], env: env)
+        XCTAssertEqual(revoked.status, .success, revoked.stderr)
+        let grants = try XCTUnwrap(JSON.parse(revoked.stdout)["grants"]?.arrayValue)
+        XCTAssertEqual(grants.count, 1, revoked.stdout)
+        XCTAssertEqual(grants.first?["revokedBy"], .string("dana"))
+        XCTAssertEqual(grants.first?["revokeReason"], .string("test"))
+    }
+}

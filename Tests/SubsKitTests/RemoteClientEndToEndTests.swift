@@ -300,6 +300,17 @@ final class RemoteClientEndToEndTests: XCTestCase {
         }
     }
 
+    /// A 200 that is not JSON (a captive portal's page) is the server's answer now, but never kept:
+    /// once the server is gone it is "not cached", not that page again.
+    func testAnAnswerThatIsNotJSONIsNeverCached() throws {
+        let server = RemoteTestServer { _, _ in .respond(status: 200, headers: [("Content-Type", "text/html")], body: "<html>log in</html>") }
+        let c = try client(server.url)
+        XCTAssertEqual(String(decoding: try c.get("/v1/customers/alice").response.body, as: UTF8.self), "<html>log in</html>")
+        server.stop()
+        assertRemoteError(try c.get("/v1/customers/alice")) { if case .unavailable = $0 { return true }; return false }
+        assertRemoteError(try c.get("/v1/customers/alice", cachePolicy: .offline)) { if case .notCached = $0 { return true }; return false }
+    }
+
     func testCacheDoesNotAnswerForErrorsThatAreNotUnreachability() throws {
         var status = 200
         let server = RemoteTestServer { _, _ in .respond(status: status, headers: [], body: "{}") }

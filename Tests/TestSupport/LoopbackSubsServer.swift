@@ -12,10 +12,11 @@ public final class LoopbackSubsServer {
     public var port: Int { server.port }
 
     /// Serves the store at `path`; `onRequest` is called before each request is handled.
+    /// `clock`: the server's, when not the fixed `now`.
     public init(store path: String, token: String?, now: String = testNow, lockTimeout: Double = 10,
-                onRequest: (@Sendable () -> Void)? = nil) throws {
+                clock: (any Clock)? = nil, onRequest: (@Sendable () -> Void)? = nil) throws {
         let api = SubsAPI(store: LocalStore(path: path, lockTimeout: lockTimeout), token: token,
-                          clock: FixedClock(ISODate.parse(now)!))
+                          clock: clock ?? FixedClock(ISODate.parse(now)!))
         self.api = api
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: {
             onRequest?()

@@ -8,6 +8,7 @@
 // ends the retries at once with the last failure instead of sleeping into the deadline.
 
 import Dispatch
+import SubsJSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -132,7 +133,9 @@ public final class RemoteClient: @unchecked Sendable {
         do {
             let response = try exchange(&request, shown: shown, deadline: deadline, refusal: refusal)
             var warnings: [String] = []
-            if isGet, (200..<300).contains(response.status), let cache = cache {
+            // Only an answer in the API's language is kept: an HTML page from a captive portal or a
+            // proxy must not become the answer given later, when the server cannot be reached.
+            if isGet, (200..<300).contains(response.status), let cache = cache, (try? JSON.parse(response.body)) != nil {
                 do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
             }
             return RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: warnings)

@@ -85,7 +85,11 @@ public struct RemoteRecordStore: RecordStore {
         guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
         let grants: [Grant]
         if case .grant = change { grants = record.grants.suffix(1) } else {
-            grants = record.grants.filter { $0.entitlement == change.entitlement && $0.revokedAt == decoded.requestDate }
+            // One revoke stamps every grant it ends with one instant, the latest of the entitlement's
+            // (the answer's requestDate is made later and may fall on the next second).
+            let ofEntitlement = record.grants.filter { $0.entitlement == change.entitlement }
+            let latest = ofEntitlement.compactMap(\.revokedAt).max()
+            grants = ofEntitlement.filter { latest != nil && $0.revokedAt == latest }
         }
         let created = answer.response.header(SubsAPI.createdHeader) == "true"
         return ChangeResult(catalog: decoded.catalog,
