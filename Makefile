@@ -47,7 +47,8 @@ uninstall:
 	rm -f $(DESTDIR)$(datadir)/fish/vendor_completions.d/subs.fish
 
 # The tarball unpacks to subs-VERSION-linux-ARCH/ holding bin/, man/, completions/, the README,
-# LICENSE and CHANGELOG, and a Makefile-free install: see README "Install from the tarball".
+# docs/ and CONTRIBUTING (the README links them), LICENSE and CHANGELOG, and a Makefile-free
+# install: see README "Install from the tarball".
 dist:
 	$(SWIFT) build -c release --product subs --static-swift-stdlib --scratch-path $(DIST_BUILD)
 	rm -rf dist/$(DIST_NAME) dist/$(DIST_NAME).tar.gz dist/$(DIST_NAME).tar.gz.sha256
@@ -58,6 +59,8 @@ dist:
 	install -Dm644 completions/_subs dist/$(DIST_NAME)/completions/_subs
 	install -Dm644 completions/subs.fish dist/$(DIST_NAME)/completions/subs.fish
 	install -Dm644 README.md LICENSE CHANGELOG.md -t dist/$(DIST_NAME)
+	install -Dm644 CONTRIBUTING.md -t dist/$(DIST_NAME)
+	install -Dm644 docs/*.md -t dist/$(DIST_NAME)/docs
 	tar -C dist --owner=0 --group=0 --numeric-owner -czf dist/$(DIST_NAME).tar.gz $(DIST_NAME)
 	cd dist && sha256sum $(DIST_NAME).tar.gz > $(DIST_NAME).tar.gz.sha256
 	rm -rf dist/$(DIST_NAME)

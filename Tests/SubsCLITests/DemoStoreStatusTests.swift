@@ -1,4 +1,4 @@
-// The README's demo-customer table is the truth: every row must match what
+// The demo-customer table (docs/reference.md) is the truth: every row must match what
 // `subs --store examples/store.json check CUSTOMER --json` says at the reference instant.
 
 import SubsJSON
@@ -11,9 +11,10 @@ final class DemoStoreStatusTests: XCTestCase {
         var cells: [String: String]
     }
 
-    /// Rows of the README table under "## Demo customers" (continuation rows repeat the customer).
+    /// Rows of the table under "## Demo customers" in docs/reference.md (moved there from the
+    /// README); continuation rows repeat the customer.
     func readmeRows() throws -> [Row] {
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)
         let after = try XCTUnwrap(readme.components(separatedBy: "## Demo customers").dropFirst().first)
         let section = after.components(separatedBy: "\n## ").first ?? after
         let lines = section.split(separator: "\n").filter { $0.hasPrefix("|") }

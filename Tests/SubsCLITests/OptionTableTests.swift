@@ -55,8 +55,8 @@ final class OptionTableTests: XCTestCase {
         XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "timeout",
                                          "iaphub-platform"])
         for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
-        // The README lists the same keys, in the same order.
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        // The reference (docs/reference.md, linked from the README) lists the same keys, in the same order.
+        let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "(keys: "))
         let list = readme[start.upperBound...].prefix { $0 != ";" }
         let keys = list.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
@@ -117,7 +117,7 @@ final class OptionTableTests: XCTestCase {
         }
     }
 
-    func testEveryVariableIsDeclaredOnceAndDocumentedInTheManPageAndReadme() throws {
+    func testEveryVariableIsDeclaredOnceAndDocumentedInTheManPageAndTheReference() throws {
         let names = EnvironmentSpec.documented.map(\.name)
         XCTAssertEqual(names.count, Set(names).count, "a variable declared twice: \(names)")
         for name in ["SUBS_STORE", "SUBS_REMOTE", "SUBS_PROVIDER", "SUBS_API_KEY_FILE", "SUBS_API_KEY", "SUBS_FORMAT",
@@ -126,12 +126,12 @@ final class OptionTableTests: XCTestCase {
                      "XDG_CACHE_HOME", "HOME", "USER", "COLUMNS", "NO_COLOR", "TERM"] {
             XCTAssertTrue(names.contains(name), "\(name) is not declared")
         }
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "\n## Environment\n"))
         let rest = readme[start.upperBound...]
         let section = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
         for name in names {
-            XCTAssertTrue(section.contains("`\(name)`"), "README's Environment section lacks \(name)")
+            XCTAssertTrue(section.contains("`\(name)`"), "docs/reference.md's Environment section lacks \(name)")
         }
         let man = ManPage.render()
         for name in names { XCTAssertTrue(man.contains("\n.It Ev \(name)\n"), "man page lacks \(name)") }

@@ -1,6 +1,6 @@
-// The README's values tables ("RevenueCat values", "Qonversion values", "IAPHUB values" under "How
-// subs maps to the platforms") are the contract for every enum value a platform sends: each row is
-// read out of the README, put into an answer of that platform, decoded and mapped as `check`
+// The values tables of docs/providers.md ("RevenueCat values", "Qonversion values", "IAPHUB values"
+// under "How subs maps to the platforms", moved there from the README) are the contract for every
+// enum value a platform sends: each row is read out of that page, put into an answer of that platform, decoded and mapped as `check`
 // does, and the subs field of the `check --json` entitlement must hold the value the row says.
 // A row this test cannot put into an answer fails it, so the tables stay machine-checkable.
 
@@ -24,8 +24,8 @@ final class PlatformValuesTableTests: XCTestCase {
 
     /// The rows of the table under `#### HEADING`.
     func rows(_ heading: String) throws -> [Row] {
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "\n#### \(heading)\n"), "README has no '#### \(heading)'")
+        let readme = try String(contentsOfFile: Repo.path("docs/providers.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "\n#### \(heading)\n"), "docs/providers.md has no '#### \(heading)'")
         var rows: [Row] = []
         var inTable = false
         for line in readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {

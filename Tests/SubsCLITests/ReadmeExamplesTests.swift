@@ -1,8 +1,9 @@
-// Every ```console example of the README is run, in order, against the demo store at the fixed
-// clock, piped, and must print exactly what the README shows (standard output and standard
-// error as a terminal would interleave them). Examples without --store use a copy of the demo
-// store (so grant then revoke run on the same copy); `broken.json` is the demo store with the
-// two faults the README describes.
+// Every ```console example of the documentation — README.md, CONTRIBUTING.md and every
+// docs/*.md — is run, in order, against the demo store at the fixed clock, piped, and must print
+// exactly what the page shows (standard output and standard error as a terminal would interleave
+// them). Examples without --store use a copy of the demo store, one copy per page (so grant then
+// revoke run on the same copy, and one page's writes never change another's answers);
+// `broken.json` is the demo store with the two faults the reference describes.
 
 import Foundation
 import SubsCLI
@@ -12,14 +13,29 @@ import XCTest
 
 final class ReadmeExamplesTests: XCTestCase {
     struct Example {
+        /// The page, relative to the repository root (`README.md`, `docs/reference.md`).
+        var file: String
         var line: Int
         var command: String
         var expected: String
     }
 
-    /// `$ command` lines of ```console blocks and the lines after each, up to the next `$ ` or the fence.
+    /// The pages whose console examples are run: the README, CONTRIBUTING.md and every
+    /// Markdown page under docs/ (a page added there is run without being listed here).
+    static func documents() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Repo.path("docs"))
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return ["README.md", "CONTRIBUTING.md"] + docs
+    }
+
+    /// The console examples of every page of `documents()`, page by page, in order.
     static func examples() throws -> [Example] {
-        let readme = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+        try documents().flatMap { try examples(in: $0) }
+    }
+
+    /// `$ command` lines of ```console blocks and the lines after each, up to the next `$ ` or the fence.
+    static func examples(in file: String) throws -> [Example] {
+        let readme = try String(contentsOfFile: Repo.path(file), encoding: .utf8)
         var examples: [Example] = []
         var inConsole = false
         for (number, line) in readme.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -29,7 +45,7 @@ final class ReadmeExamplesTests: XCTestCase {
             }
             guard inConsole else { continue }
             if line.hasPrefix("$ ") {
-                examples.append(Example(line: number + 1, command: String(line.dropFirst(2)), expected: ""))
+                examples.append(Example(file: file, line: number + 1, command: String(line.dropFirst(2)), expected: ""))
             } else if !examples.isEmpty {
                 examples[examples.count - 1].expected += line + "\n"
             }
@@ -67,24 +83,36 @@ final class ReadmeExamplesTests: XCTestCase {
     }
 
     func testEveryConsoleExamplePrintsWhatTheReadmeShows() throws {
-        let examples = try Self.examples()
-        XCTAssertGreaterThanOrEqual(examples.count, 7, "the README's console examples were found")
+        let documents = try Self.documents()
+        XCTAssertTrue(documents.contains("docs/reference.md"), "docs/ was read: \(documents)")
+        // The front door shows one example per command (check, history, find, grant, revoke,
+        // renew-count); the reference keeps every example the README had before the move.
+        XCTAssertGreaterThanOrEqual(try Self.examples(in: "README.md").count, 6, "the README's console examples were found")
+        XCTAssertGreaterThanOrEqual(try Self.examples(in: "docs/reference.md").count, 15, "the reference's console examples were found")
+        for document in documents {
+            try runExamples(of: document)
+        }
+    }
+
+    /// Runs the examples of one page, in order, on a fresh copy of the demo store.
+    private func runExamples(of document: String) throws {
         let dir = TempDir()
         let copy = dir.path + "/store.json"
         // examples/store.json is a link into the sources: copy what it holds.
         dir.write("store.json", try String(contentsOfFile: Repo.exampleStore, encoding: .utf8))
         let broken = try brokenStore(in: dir)
-        for example in examples {
+        for example in try Self.examples(in: document) {
+            let place = "\(example.file) line \(example.line)"
             guard var args = try? Self.words(example.command) else {
-                XCTFail("README line \(example.line): a console example must be one plain subs command: \(example.command)")
+                XCTFail("\(place): a console example must be one plain subs command: \(example.command)")
                 continue
             }
-            XCTAssertEqual(args.first, "subs", "README line \(example.line)")
+            XCTAssertEqual(args.first, "subs", place)
             args.removeFirst()
             args = args.map { $0 == "examples/store.json" ? Repo.exampleStore : $0 == "broken.json" ? broken : $0 }
             let both = CLIHarness(env: ["SUBS_STORE": copy]).run(args).combined
             let shown = both.replacingOccurrences(of: broken, with: "broken.json")
-            XCTAssertEqual(shown, example.expected, "README line \(example.line): \(example.command)")
+            XCTAssertEqual(shown, example.expected, "\(place): \(example.command)")
         }
     }
 

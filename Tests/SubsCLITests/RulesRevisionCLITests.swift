@@ -160,10 +160,10 @@ final class RulesRevisionCLITests: XCTestCase {
     }
 }
 
-/// README's "How subs maps to the platforms": every subs field it names exists in `check --json`.
+/// "How subs maps to the platforms" (docs/providers.md, moved there from the README): every subs field it names exists in `check --json`.
 final class PlatformMappingDocTests: XCTestCase {
     func testEverySubsFieldNamedInTheMappingSectionExistsInCheckJSON() throws {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: repositoryRoot + "/docs/providers.md", encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "## How subs maps to the platforms"))
         let rest = readme[start.upperBound...]
         let section = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
@@ -201,7 +201,7 @@ final class PlatformMappingDocTests: XCTestCase {
             }
             for name in names where !values.contains(name) {
                 checked += 1
-                XCTAssertTrue(known.contains(name), "README names subs field '\(name)', which check --json does not have")
+                XCTAssertTrue(known.contains(name), "docs/providers.md names subs field '\(name)', which check --json does not have")
             }
         }
         XCTAssertGreaterThan(checked, 40, "the mapping tables were not found or not read")
