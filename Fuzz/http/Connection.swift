@@ -5,6 +5,7 @@
 // pass it) and nothing is read while at the bound; every connection ends (a client that never
 // reads is closed by the write timeout); nothing happens after the end.
 
+import SubsHTTP
 import SubsKit
 
 private let configuration: HTTPServerConfiguration = {

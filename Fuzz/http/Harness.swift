@@ -6,6 +6,7 @@
 // input chooses (Connection.swift). Built as its own module against the SubsJSON and SubsKit
 // objects (public API only, see scripts/fuzz). A broken invariant traps.
 
+import SubsHTTP
 import SubsKit
 
 let limits: HTTPLimits = {

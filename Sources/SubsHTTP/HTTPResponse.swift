@@ -1,10 +1,10 @@
-// A response as a handler returns it, the JSON error shape of the subs REST API, and the bytes
-// the engine writes (status line, Date, Content-Length, Connection always set by the engine).
+// A response as a handler returns it, a refusal the engine makes itself (its body is the
+// application's: `HTTPServerConfiguration.refusalResponse`), and the bytes the engine writes
+// (status line, Date, Content-Length, Connection always set by the engine).
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import SubsJSON
 
 public struct HTTPResponse: Sendable {
     public var status: Int
@@ -14,9 +14,6 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after this response even if the client would keep it open.
     public var closeConnection = false
-    /// The store id of the customer the answer is about (the idempotency table binds its key to
-    /// it, so that any spelling of the customer matches); never sent.
-    var customerId: String?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -24,44 +21,21 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON body written with SubsJSON's writer, `Content-Type: application/json`.
-    public static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
-        var body = Array(JSONWriter.compact(value).utf8)
-        body.append(0x0A)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
-    }
-
-    /// `{"error": {"code": CODE, "message": MESSAGE}}`; `allow` adds the `Allow` header a 405 needs.
-    public static func error(status: Int, code: String, message: String, allow: [String]? = nil) -> HTTPResponse {
-        let value = JSONValue.object(JSONObject([
-            ("error", .object(JSONObject([("code", .string(code)), ("message", .string(message))]))),
-        ]))
-        var headers: [(String, String)] = []
-        if let allow { headers.append(("Allow", allow.joined(separator: ", "))) }
-        return json(value, status: status, headers: headers)
-    }
-
-    public static func invalidRequest(_ message: String) -> HTTPResponse { error(status: 400, code: "invalid_request", message: message) }
-    public static func notFound(_ message: String = "no such resource") -> HTTPResponse { error(status: 404, code: "not_found", message: message) }
-    public static func methodNotAllowed(allow: [String]) -> HTTPResponse {
-        error(status: 405, code: "method_not_allowed", message: "method not allowed (allowed: \(allow.joined(separator: ", ")))", allow: allow)
-    }
-    public static func internalError(_ message: String = "internal error") -> HTTPResponse { error(status: 500, code: "internal", message: message) }
-
-    static func from(_ failure: HTTPParseError) -> HTTPResponse {
-        error(status: failure.status, code: failure.code, message: failure.message)
-    }
-
     /// The bytes on the wire. A handler header whose name is not a token or whose value holds
     /// CR, LF or another control character is never written (response splitting): the answer
     /// becomes a 500 instead.
-    func serialized(keepAlive: Bool, headOnly: Bool, date: String) -> [UInt8] {
+    func serialized(keepAlive: Bool, headOnly: Bool, date: String, refusal: HTTPRefusal.Response) -> [UInt8] {
         let safe = headers.allSatisfy { HTTPResponse.isSafeHeader(name: $0.0, value: $0.1) }
             && (100...999).contains(status)
         if !safe {
-            var replacement = HTTPResponse.internalError("the handler produced an invalid response header")
+            var replacement = refusal(HTTPRefusal(status: 500, code: "internal", message: "the handler produced an invalid response header"))
+            // The application's refusal must be writable itself, or this would never end.
+            if !(replacement.headers.allSatisfy { HTTPResponse.isSafeHeader(name: $0.0, value: $0.1) }) {
+                replacement = HTTPRefusal.plainText(HTTPRefusal(status: 500, code: "internal", message: "invalid response header"))
+            }
+            replacement.status = 500
             replacement.closeConnection = closeConnection
-            return replacement.serialized(keepAlive: keepAlive, headOnly: headOnly, date: date)
+            return replacement.serialized(keepAlive: keepAlive, headOnly: headOnly, date: date, refusal: HTTPRefusal.plainText)
         }
         var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
         head += "Date: \(date)\r\n"
@@ -110,6 +84,30 @@ public struct HTTPResponse: Sendable {
         case 505: return "HTTP Version Not Supported"
         default: return "Status \(status)"
         }
+    }
+}
+
+/// A request the engine answers itself, without the handler: malformed or too large
+/// (`HTTPParseError`), not complete in time (408), one connection too many (503), or a handler's
+/// answer that cannot be written (500). The connection closes after it. How its body reads is the
+/// application's (`HTTPServerConfiguration.refusalResponse`): the engine knows no body format.
+public struct HTTPRefusal: Sendable, Equatable {
+    public typealias Response = @Sendable (HTTPRefusal) -> HTTPResponse
+    public var status: Int
+    /// A short machine-readable name: `invalid_request`, `payload_too_large`, `request_timeout`…
+    public var code: String
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// The engine's own body when the application chose none: `CODE: MESSAGE` as plain text.
+    public static let plainText: Response = { refusal in
+        HTTPResponse(status: refusal.status, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                     body: Array("\(refusal.code): \(refusal.message)\n".utf8))
     }
 }
 
