@@ -6,7 +6,6 @@
 // reads is closed by the write timeout); nothing happens after the end.
 
 import SubsHTTP
-import SubsKit
 
 private let configuration: HTTPServerConfiguration = {
     var c = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
