@@ -110,17 +110,3 @@ public struct HTTPRefusal: Sendable, Equatable {
                      body: Array("\(refusal.code): \(refusal.message)\n".utf8))
     }
 }
-
-/// RFC 9110 5.6.7 IMF-fixdate of a POSIX time: `Sun, 06 Nov 1994 08:49:37 GMT`.
-public func imfFixdate(_ seconds: Int) -> String {
-    var t = time_t(seconds)
-    var parts = tm()
-    gmtime_r(&t, &parts)
-    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    var year = String(parts.tm_year + 1900)
-    while year.count < 4 { year = "0" + year }
-    return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(year) "
-        + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
-}
