@@ -21,8 +21,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 asks the system for a free port; `HTTPServer.port` tells which.
     public var port = 8787
-    /// Worker threads. Many more than cores: a POST waits in a worker for its group commit, and
-    /// the POSTs that wait together are written together (50 concurrent grants, 2 rewrites).
+    /// Worker threads. Many more than cores: a handler may wait (in `subs serve` a POST waits in
+    /// a worker for its group commit: 50 concurrent grants, 2 rewrites).
     public var workerCount = max(64, 4 * ProcessInfo.processInfo.activeProcessorCount)
     /// Open connections at most (idle, reading or being answered); more are answered 503.
     public var maxConnections = 256
