@@ -5,7 +5,7 @@
 // pass it) and nothing is read while at the bound; every connection ends (a client that never
 // reads is closed by the write timeout); nothing happens after the end.
 
-import SubsKit
+import SubsHTTP
 
 private let configuration: HTTPServerConfiguration = {
     var c = HTTPServerConfiguration(host: "127.0.0.1", port: 0)

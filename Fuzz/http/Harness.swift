@@ -1,12 +1,12 @@
-// libFuzzer harness for SubsKit's HTTP/1.x request parser and the connection engine over it:
+// libFuzzer harness for SubsHTTP's HTTP/1.x request parser and the connection engine over it:
 // the input is what a client sends on one connection. The parser is fed it whole, byte by byte
 // and in pieces; the connection state machine (`HTTPConnection`, what the event loop drives
 // over a socket) is fed it under several clients — one that reads every answer at once, one
 // that reads a little at a time, one that never reads, one whose pace, answers and clock the
-// input chooses (Connection.swift). Built as its own module against the SubsJSON and SubsKit
-// objects (public API only, see scripts/fuzz). A broken invariant traps.
+// input chooses (Connection.swift). Built as its own module against the SubsHTTP object alone
+// (public API only, see scripts/fuzz): the engine needs no subs code. A broken invariant traps.
 
-import SubsKit
+import SubsHTTP
 
 let limits: HTTPLimits = {
     // Small limits so that the fuzzer reaches the 431 and 413 paths with short inputs.

@@ -7,6 +7,7 @@ import Foundation
 import SubsJSON
 import XCTest
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class FindServeTests: XCTestCase {

@@ -6,6 +6,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 /// A stand-in for IAPHUB's server API: `GET /v1/app/app_123/user/{id}`. The id names a fixture

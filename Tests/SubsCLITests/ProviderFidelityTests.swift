@@ -7,6 +7,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class RevenueCatFidelityTests: RevenueCatTestCase {

@@ -7,6 +7,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 /// RevenueCat as far as subs uses it: subscribers from the fixtures (request_date 2026-12-01T12:00:00Z),

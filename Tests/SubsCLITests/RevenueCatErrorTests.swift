@@ -6,6 +6,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class RevenueCatErrorTests: RevenueCatTestCase {

@@ -6,6 +6,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 class RevenueCatV2TestCase: XCTestCase {

@@ -14,6 +14,20 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("needs a token"), result.stderr)
     }
 
+    /// The IPv4 loopback mapped into IPv6 is loopback for `serve` as for the client: no token
+    /// needed (served, or — on a machine without IPv6 — a bind failure, never the usage refusal).
+    func testTheMappedIPv4LoopbackNeedsNoToken() {
+        for listen in ["[::ffff:127.0.0.1]:0", "[::ffff:7f00:1]:0"] {
+            let result = CLIHarness(waitForStop: { _ in }).run(["--store", Repo.exampleStore, "serve", "--listen", listen])
+            XCTAssertFalse(result.stderr.contains("needs a token"), result.stderr)
+            XCTAssertTrue(result.status == .success || result.status == .unavailable, "\(listen): \(result.status) \(result.stderr)")
+        }
+        for listen in ["[::ffff:10.0.0.1]:0", "[::]:0", "127.1:0"] {
+            let result = runCLI(["--store", Repo.exampleStore, "serve", "--listen", listen])
+            XCTAssertEqual(result.status, .usage, listen)
+        }
+    }
+
     func testAMissingStoreIsSaidBeforeServing() {
         let result = runCLI(["--store", "/nonexistent/store.json", "serve", "--listen", "127.0.0.1:0"])
         XCTAssertEqual(result.status, .noInput, result.stderr)

@@ -7,6 +7,7 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class SubsAPIErrorStatusTests: XCTestCase {
@@ -21,7 +22,7 @@ final class SubsAPIErrorStatusTests: XCTestCase {
     }
 
     private func serve(_ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws -> String {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: handler)
+        let server = HTTPServer(configuration: HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0), handler: handler)
         try server.start()
         self.server = server
         return "http://127.0.0.1:\(server.port)"

@@ -7,6 +7,7 @@ import Glibc
 #endif
 import Foundation
 import SubsJSON
+@testable import SubsHTTP
 @testable import SubsKit
 import XCTest
 
@@ -20,7 +21,7 @@ final class HTTPInlineTests: XCTestCase {
 
     private func makeServer(threads: Threads, log: LogRecorder? = nil, answerBytes: Int = 16,
                             _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        var configuration = HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0)
         configuration.shutdownTimeout = 3
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, log: log.map { recorder in { recorder.record($0) } }, inline: { request in

@@ -1,6 +1,7 @@
 // The request parser alone: strict grammar, limits, pipelining, byte-at-a-time feeding, and the
 // helpers a handler relies on (path segments, headers, constant-time comparison).
 
+import SubsHTTP
 import SubsKit
 import XCTest
 

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Foundation
 import SubsJSON
+import SubsHTTP
 import SubsKit
 import XCTest
 
@@ -39,7 +40,7 @@ final class HTTPServerTests: XCTestCase {
     private func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
                             log: HTTPServer.Logger? = nil,
                             handler: @escaping HTTPServer.Handler = HTTPServerTests.echo) throws -> HTTPServer {
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        var configuration = HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0)
         configuration.idleTimeout = 5
         configuration.requestTimeout = 5
         configuration.shutdownTimeout = 3
@@ -427,7 +428,7 @@ final class HTTPServerTests: XCTestCase {
     /// The IPv6 loopback: skipped, with the reason, only on a machine without IPv6.
     func testIPv6LoopbackAddress() throws {
         try Prerequisite.ipv6Loopback()
-        let v6 = HTTPServer(configuration: HTTPServerConfiguration(host: "[::1]", port: 0), handler: HTTPServerTests.echo)
+        let v6 = HTTPServer(configuration: HTTPServerConfiguration.subsAPI(host: "[::1]", port: 0), handler: HTTPServerTests.echo)
         try v6.start()
         defer { v6.stop() }
         let client = try RawClient(port: v6.port, host: "::1")
@@ -437,7 +438,7 @@ final class HTTPServerTests: XCTestCase {
 
     func testAddresses() throws {
         for host in ["localhost", "127.0.0.1"] {
-            var configuration = HTTPServerConfiguration(host: host, port: 0)
+            var configuration = HTTPServerConfiguration.subsAPI(host: host, port: 0)
             configuration.shutdownTimeout = 1
             let server = HTTPServer(configuration: configuration, handler: HTTPServerTests.echo)
             try server.start()

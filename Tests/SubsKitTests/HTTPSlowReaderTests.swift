@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Foundation
 import SubsJSON
+import SubsHTTP
 import SubsKit
 import XCTest
 
@@ -14,7 +15,7 @@ final class HTTPSlowReaderTests: XCTestCase {
 
     /// `/big/N` answers 64 KiB; anything else a few bytes. Counts the calls.
     private func makeServer(calls: Counter, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
-        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        var configuration = HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0)
         configuration.shutdownTimeout = 2
         configure(&configuration)
         let server = HTTPServer(configuration: configuration) { request in

@@ -4,6 +4,7 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class IdempotencyTests: XCTestCase {

@@ -5,6 +5,7 @@
 
 import Foundation
 import SubsJSON
+@testable import SubsHTTP
 @testable import SubsKit
 import XCTest
 

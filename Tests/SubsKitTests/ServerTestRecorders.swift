@@ -1,6 +1,7 @@
 // What the server engine's tests collect from its hooks, safely across its threads.
 
 import Foundation
+import SubsHTTP
 import SubsKit
 
 /// A thread-safe list of what the server's log hook reported.

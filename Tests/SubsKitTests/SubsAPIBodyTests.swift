@@ -5,6 +5,7 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class SubsAPIBodyTests: XCTestCase {

@@ -3,6 +3,7 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class SubsAPITests: XCTestCase {

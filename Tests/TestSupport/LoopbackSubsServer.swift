@@ -2,6 +2,7 @@
 // on 127.0.0.1 and an ephemeral port, with a fixed clock and a token.
 
 import Foundation
+import SubsHTTP
 import SubsKit
 
 public final class LoopbackSubsServer {
@@ -18,7 +19,7 @@ public final class LoopbackSubsServer {
         let api = SubsAPI(store: LocalStore(path: path, lockTimeout: lockTimeout), token: token,
                           clock: clock ?? FixedClock(ISODate.parse(now)!))
         self.api = api
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), handler: {
+        server = HTTPServer(configuration: HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0), handler: {
             onRequest?()
             return api.handle($0)
         })

@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import Foundation
+import SubsHTTP
 import SubsKit
 
 enum ServeCommand {
@@ -25,7 +26,7 @@ enum ServeCommand {
         // not a regular file, a FIFO, is refused without waiting for a writer).
         try api.prepare()
         let log = RequestLog(context.writeErr)
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), log: { entry in
+        let server = HTTPServer(configuration: .subsAPI(host: host, port: port), log: { entry in
             log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")
         }, inline: { api.answerWithoutWaiting($0) }, handler: { api.handle($0) })
         do {

@@ -3,6 +3,7 @@
 // 127.0.0.1 and ::1 itself). Also how a URL is shown in messages (no secrets).
 
 import Foundation
+import SubsHTTP
 
 public struct RemoteURL: Sendable, Equatable {
     public let scheme: String
@@ -40,43 +41,10 @@ public struct RemoteURL: Sendable, Equatable {
         path.isEmpty ? base : base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    /// Loopback by address: 127.0.0.0/8 in canonical dotted-quad form, ::1 and ::ffff:127.x.y.z
-    /// (the IPv4 loopback mapped into IPv6; brackets optional), and the name `localhost` exactly
-    /// (ASCII case-insensitive), which subs resolves itself. Every other spelling is refused,
-    /// not guessed at: a trailing dot (`localhost.`, `127.0.0.1.`), `127.1`, `0x7f.1`,
-    /// `2130706433`, `localhost.localdomain`, names under `.localhost`, look-alike Unicode —
-    /// libcurl would hand those to the system resolver, and whoever answers it would get the key.
-    public static func isLoopback(host: String) -> Bool {
-        var h = host
-        if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        if h.lowercased() == "localhost" && h.utf8.count == 9 { return true }
-        if let v4 = canonicalIPv4(h) { return v4 >> 24 == 127 }
-        return isLoopbackIPv6(h)
-    }
-
-    /// The address of a dotted quad written the one canonical way (four decimal numbers 0–255,
-    /// no leading zeros), else nil.
-    static func canonicalIPv4(_ text: String) -> UInt32? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        var value: UInt32 = 0
-        for part in parts {
-            guard (1...3).contains(part.utf8.count), part.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                  part.utf8.count == 1 || part.utf8.first != 0x30, let n = UInt32(part), n <= 255 else { return nil }
-            value = value << 8 | n
-        }
-        return value
-    }
-
-    /// ::1, or an IPv4-mapped address (::ffff:a.b.c.d) in 127.0.0.0/8, however written.
-    static func isLoopbackIPv6(_ text: String) -> Bool {
-        guard text.contains(":"), text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x25 }) else { return false }
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, text, &address) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: address) { Array($0) }
-        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
-        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
-    }
+    /// Loopback by address (`Loopback.isLoopback`, shared with `subs serve`): 127.0.0.0/8 in
+    /// canonical dotted-quad form, ::1, ::ffff:127.x.y.z and the name `localhost` exactly;
+    /// every other spelling is refused.
+    public static func isLoopback(host: String) -> Bool { Loopback.isLoopback(host: host) }
 
     /// Where a plain-http request may connect, or nil when it may not.
     public struct LoopbackTarget: Sendable, Equatable {
@@ -114,12 +82,12 @@ public struct RemoteURL: Sendable, Equatable {
             host = String(text[text.index(after: text.startIndex)..<close])
             let after = text[text.index(after: close)...]
             if after.isEmpty { portText = nil } else if after.hasPrefix(":") { portText = after.dropFirst() } else { return nil }
-            guard isLoopbackIPv6(host) else { return nil }
+            guard Loopback.isLoopbackIPv6(host) else { return nil }
         } else {
             let pieces = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             host = String(pieces[0])
             portText = pieces.count == 2 ? pieces[1] : nil
-            guard !host.contains("["), !host.contains("]"), host.lowercased() == "localhost" || canonicalIPv4(host).map({ $0 >> 24 == 127 }) == true
+            guard !host.contains("["), !host.contains("]"), Loopback.isLocalhostName(host) || Loopback.canonicalIPv4(host).map({ $0 >> 24 == 127 }) == true
             else { return nil }
         }
         var port = 80

@@ -4,6 +4,7 @@
 // in the served index: indexing a million transaction ids would cost more memory than the rest
 // of the server).
 
+import SubsHTTP
 import SubsJSON
 
 struct CustomerSearchRoute {

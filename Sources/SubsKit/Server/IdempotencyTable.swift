@@ -9,6 +9,7 @@
 // seconds are not replayed.
 
 import Foundation
+import SubsHTTP
 
 /// What binds an Idempotency-Key to the request it first came with.
 struct RequestFingerprint: Equatable, Sendable {

@@ -3,6 +3,7 @@
 // through the store's locked, crash-safe write path.
 
 import Foundation
+import SubsHTTP
 import SubsJSON
 
 public final class SubsAPI: @unchecked Sendable {
@@ -88,10 +89,10 @@ public final class SubsAPI: @unchecked Sendable {
         case .customer(let id): return customer(id)
         case .search: return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) })
         case .grant(let id):
-            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body) }
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, customer: &$0) }
         case .revoke(let id, let entitlement):
             return replayable(request, customer: id, action: ["entitlements", entitlement, "revoke"]) {
-                revoke(id, entitlement: entitlement, body: request.body)
+                revoke(id, entitlement: entitlement, body: request.body, customer: &$0)
             }
         }
     }
@@ -150,9 +151,7 @@ public final class SubsAPI: @unchecked Sendable {
     /// A GET's answer, spliced from the record's bytes (see `CustomerAnswer`).
     private func answer(_ stored: StoredCustomer) -> HTTPResponse {
         let body = CustomerAnswer.body(stored, products: stored.products, requestDate: requestDate())
-        var answer = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
-        answer.customerId = stored.id
-        return answer
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
     }
 
     /// `requestDate` now, formatted once per second.
@@ -171,19 +170,18 @@ public final class SubsAPI: @unchecked Sendable {
             record[member.key] = member.value
         }
         // The document keeps the GET's shape; that the grant made the customer goes in a header.
-        var answer = HTTPResponse.json(.object(JSONObject([
+        return HTTPResponse.json(.object(JSONObject([
             ("requestDate", .string(ISODate.format(clock.now()))),
             ("customer", .object(record)),
             ("products", stored.products),
         ])), status: status, headers: stored.created ? [(SubsAPI.createdHeader, "true")] : [])
-        answer.customerId = stored.id
-        return answer
     }
 
     /// Said on a grant's answer when the grant created the customer (`"create": true`).
     public static let createdHeader = "Subs-Customer-Created"
 
-    private func grant(_ id: String, body: [UInt8]) -> HTTPResponse {
+    /// `customer`: set to the store id of the customer written (see `change`).
+    private func grant(_ id: String, body: [UInt8], customer: inout String?) -> HTTPResponse {
         let fields: JSONObject
         do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
             return .invalidRequest("\(error)")
@@ -210,10 +208,10 @@ public final class SubsAPI: @unchecked Sendable {
             create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
         return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason,
-                             actor: actor, createMissing: create), id: id, status: 201)
+                             actor: actor, createMissing: create), id: id, status: 201, customer: &customer)
     }
 
-    private func revoke(_ id: String, entitlement: String, body: [UInt8]) -> HTTPResponse {
+    private func revoke(_ id: String, entitlement: String, body: [UInt8], customer: inout String?) -> HTTPResponse {
         let fields: JSONObject
         do {
             fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
@@ -223,13 +221,17 @@ public final class SubsAPI: @unchecked Sendable {
             reason = try RequestBody.text(fields, "reason")
             actor = try RequestBody.text(fields, "revokedBy")
         } catch { return .invalidRequest("\(error)") }
-        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200)
+        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200, customer: &customer)
     }
 
-    private func change(_ change: CustomerChange, id: String, status: Int) -> HTTPResponse {
+    /// `customer`: set to the store id of the customer the change wrote (the idempotency table
+    /// binds its key to it, so that any spelling of the customer matches).
+    private func change(_ change: CustomerChange, id: String, status: Int, customer: inout String?) -> HTTPResponse {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
-        case .success(let stored): return written(stored, status: status)
+        case .success(let stored):
+            customer = stored.id
+            return written(stored, status: status)
         case .failure(let error): return failure(error, writing: true)
         }
     }
@@ -271,8 +273,9 @@ public final class SubsAPI: @unchecked Sendable {
     /// action, customer in any spelling, body) gets the first answer without writing again; the
     /// key with another request is 422 `idempotency_key_reused` (IETF Idempotency-Key draft).
     private func replayable(_ request: HTTPRequest, customer: String, action: [String],
-                            _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body() }
+                            _ body: (inout String?) -> HTTPResponse) -> HTTPResponse {
+        var canonical: String?
+        guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body(&canonical) }
         let fingerprint = RequestFingerprint(method: request.method, action: action, customer: customer, body: request.body)
         switch replays.claim(key, now: clock.now()) {
         case .stored(let entry):
@@ -283,8 +286,8 @@ public final class SubsAPI: @unchecked Sendable {
             }
             return replay(entry)
         case .run:
-            let answer = body()
-            replays.finish(key, fingerprint, canonical: answer.customerId, answer: answer, now: clock.now())
+            let answer = body(&canonical)
+            replays.finish(key, fingerprint, canonical: canonical, answer: answer, now: clock.now())
             return answer
         }
     }

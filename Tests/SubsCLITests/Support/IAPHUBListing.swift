@@ -4,6 +4,7 @@
 // at most `pageSize` (smaller than subs asks, so that several pages are read), or from a script.
 
 import Foundation
+import SubsHTTP
 import SubsJSON
 @testable import SubsKit
 

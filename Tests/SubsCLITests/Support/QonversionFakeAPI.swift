@@ -7,6 +7,7 @@ import Foundation
 import XCTest
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class QonversionFakeAPI: @unchecked Sendable {
@@ -55,6 +56,8 @@ final class QonversionFakeAPI: @unchecked Sendable {
     }
 
     var seen: [Seen] { lock.lock(); defer { lock.unlock() }; return _seen }
+    /// The same handler without a socket (`InProcessTransport`): give `base` as the remote URL.
+    var inProcess: InProcessTransport { InProcessTransport { [self] in handle($0) } }
     var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
     func forget() { lock.lock(); _seen = []; lock.unlock() }
 

@@ -7,6 +7,7 @@ import Foundation
 import XCTest
 import SubsJSON
 @testable import SubsCLI
+@testable import SubsHTTP
 @testable import SubsKit
 
 final class QonversionV4FakeAPI: @unchecked Sendable {

@@ -147,7 +147,7 @@ public final class HTTPConnection: @unchecked Sendable {
                 return .request(request)
             }
         } catch {
-            return refuse(HTTPResponse.from(error), now: now)
+            return refuse(error.refusal, now: now)
         }
         if parser.expectsContinue {
             queue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), now: now)
@@ -174,7 +174,8 @@ public final class HTTPConnection: @unchecked Sendable {
     /// `answered` for a response as a handler returns it (the Date header from the wall clock).
     public func answered(_ response: HTTPResponse, to request: HTTPRequest, now: Int64, date: String? = nil) {
         let keepAlive = request.keepAlive && !response.closeConnection && !stopping
-        answered(response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD", date: date ?? imfFixdate(Int(time(nil)))),
+        answered(response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD", date: date ?? imfFixdate(Int(time(nil))),
+                                       refusal: configuration.refusalResponse),
                  keepAlive: keepAlive, now: now)
     }
 
@@ -197,7 +198,7 @@ public final class HTTPConnection: @unchecked Sendable {
         guard phase == .reading, !outputBlocked else { return nil }
         if let deadline = requestDeadline {
             if now >= deadline {
-                return refuse(.error(status: 408, code: "request_timeout",
+                return refuse(HTTPRefusal(status: 408, code: "request_timeout",
                                      message: "the request was not complete within \(configuration.requestTimeout) s"), now: now)
             }
         } else if unsentBytes == 0 && now >= idleDeadline {
@@ -278,8 +279,11 @@ public final class HTTPConnection: @unchecked Sendable {
         unsentBytes += bytes.count
     }
 
-    private func refuse(_ response: HTTPResponse, now: Int64) -> Event {
-        queue(response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil)))), now: now)
+    private func refuse(_ refusal: HTTPRefusal, now: Int64) -> Event {
+        var response = configuration.refusalResponse(refusal)
+        response.status = refusal.status
+        queue(response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil))),
+                                  refusal: configuration.refusalResponse), now: now)
         finish(now: now)
         return .refused(status: response.status)
     }

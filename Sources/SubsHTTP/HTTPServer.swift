@@ -21,8 +21,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 asks the system for a free port; `HTTPServer.port` tells which.
     public var port = 8787
-    /// Worker threads. Many more than cores: a POST waits in a worker for its group commit, and
-    /// the POSTs that wait together are written together (50 concurrent grants, 2 rewrites).
+    /// Worker threads. Many more than cores: a handler may wait (in `subs serve` a POST waits in
+    /// a worker for its group commit: 50 concurrent grants, 2 rewrites).
     public var workerCount = max(64, 4 * ProcessInfo.processInfo.activeProcessorCount)
     /// Open connections at most (idle, reading or being answered); more are answered 503.
     public var maxConnections = 256
@@ -46,6 +46,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds `stop()` waits for requests in flight.
     public var shutdownTimeout = 5.0
     public var limits = HTTPLimits()
+    /// The answer to a request the engine refuses itself (`HTTPRefusal`): the application's
+    /// error body (`subs serve`: its `{"error": {...}}` envelope). Called on any thread.
+    public var refusalResponse: HTTPRefusal.Response = HTTPRefusal.plainText
 
     public init(host: String = "127.0.0.1", port: Int = 8787) {
         self.host = host
@@ -113,8 +116,9 @@ public final class HTTPServer: @unchecked Sendable {
         return published
     }
 
-    /// True for loopback addresses (127.0.0.0/8, ::1, `localhost`): `serve` needs a token elsewhere.
-    public static func isLoopback(host: String) -> Bool { ServerSocket.isLoopback(host) }
+    /// True for loopback addresses (`Loopback.isLoopback`: 127.0.0.0/8, ::1, ::ffff:127.x,
+    /// `localhost`): `serve` needs a token elsewhere.
+    public static func isLoopback(host: String) -> Bool { Loopback.isLoopback(host: host) }
 
     /// `handler` is called from several worker threads at once; so is `log`. `inline`, when
     /// given, is tried first for every request, on the event-loop thread (GETs answered there
@@ -235,7 +239,7 @@ public final class HTTPServer: @unchecked Sendable {
         let keepAlive = request.keepAlive && !response.closeConnection && !stopping
         condition.unlock()
         let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD",
-                                        date: imfFixdate(Int(time(nil))))
+                                        date: imfFixdate(Int(time(nil))), refusal: configuration.refusalResponse)
         log(request.method, request.path, response.status, since: began)
         condition.lock()
         // After the loop's end its sockets are closed: the answer has nowhere to go.

@@ -34,21 +34,6 @@ enum ServerSocket {
         return nil
     }
 
-    /// True for 127.0.0.0/8, ::1, ::ffff:127.x and `localhost`.
-    static func isLoopback(_ host: String) -> Bool {
-        guard let (family, text) = literal(host) else { return false }
-        if family == AF_INET {
-            var a = in_addr()
-            inet_pton(AF_INET, text, &a)
-            return UInt32(bigEndian: a.s_addr) >> 24 == 127
-        }
-        var a = in6_addr()
-        inet_pton(AF_INET6, text, &a)
-        let bytes = withUnsafeBytes(of: a) { Array($0) }
-        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
-        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
-    }
-
     /// A listening, non-blocking, close-on-exec socket and the port it got.
     static func listen(host: String, port: Int, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: Int) {
         guard let (family, text) = literal(host) else { throw .invalidAddress(host) }

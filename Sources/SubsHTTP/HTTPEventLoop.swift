@@ -148,10 +148,12 @@ final class HTTPEventLoop {
                 setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             }
             if clients.count >= configuration.maxConnections {
-                let response = HTTPResponse.error(status: 503, code: "unavailable",
-                                                  message: "too many connections; try again later")
+                var response = server.configuration.refusalResponse(HTTPRefusal(status: 503, code: "unavailable",
+                                                                                 message: "too many connections; try again later"))
+                response.status = 503
                 // A new socket's buffer is empty: this small answer fits whole.
-                ServerSocket.writeOnce(fd, response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil)))))
+                ServerSocket.writeOnce(fd, response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil))),
+                                                      refusal: server.configuration.refusalResponse))
                 server.log("-", "-", 503, since: ServerSocket.nowMs())
                 shutdown(fd, Int32(SHUT_WR))
                 close(fd)

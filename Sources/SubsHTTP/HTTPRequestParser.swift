@@ -24,6 +24,8 @@ public struct HTTPParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var code: String
     public var message: String
     public var description: String { "\(status) \(code): \(message)" }
+    /// What the engine answers with.
+    public var refusal: HTTPRefusal { HTTPRefusal(status: status, code: code, message: message) }
 
     static func invalid(_ message: String) -> HTTPParseError {
         HTTPParseError(status: 400, code: "invalid_request", message: message)
