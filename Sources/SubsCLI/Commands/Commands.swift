@@ -60,14 +60,8 @@ public enum Commands {
             return (exitCode(for: refusal), refusal.description)
         case let wrong as WrongBaseURL:
             return (.configError, wrong.description)
-        case let revenueCat as RevenueCatError:
-            return (revenueCat.isNotFound ? .notFound : .dataError, revenueCat.description)
-        case let qonversion as QonversionError:
-            switch qonversion {
-            case .writeNeedsSecretKey, .v4NeedsSecretKey: return (.permissionDenied, qonversion.description)
-            case .refused: return (.dataError, qonversion.description)
-            case .userNotFound: return (.notFound, qonversion.description)
-            }
+        case let provider as ProviderError:
+            return (exitCode(for: provider.category), provider.description)
         default:
             return (.internalError, "internal error: \(error)")
         }
@@ -82,6 +76,15 @@ public enum Commands {
         case .notFound: return .notFound
         case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
         case .apiKeyPermissionDenied: return .permissionDenied
+        }
+    }
+
+    /// A platform's refusal, by its kind: every platform's errors end alike.
+    static func exitCode(for category: ProviderErrorCategory) -> ExitCode {
+        switch category {
+        case .notFound: return .notFound
+        case .refused: return .dataError
+        case .permission: return .permissionDenied
         }
     }
 

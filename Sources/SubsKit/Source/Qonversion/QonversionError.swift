@@ -1,7 +1,8 @@
-// What Qonversion refuses, in words a user can act on. The CLI maps each case to its status:
-// writeNeedsSecretKey → 77, refused → 65, userNotFound → 3. No case ever carries the key.
+// What Qonversion refuses, in words a user can act on, each of a kind with one exit status:
+// the secret-key cases are `.permission` (77), refused `.refused` (65), userNotFound `.notFound`
+// (3). No case ever carries the key.
 
-public enum QonversionError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum QonversionError: ProviderError, Equatable, Sendable {
     /// A grant or revoke answered 401/403: the key is a project key (reads only).
     case writeNeedsSecretKey(url: String, status: Int)
     /// 400 or 422 (e.g. changing a paid entitlement), with Qonversion's own words.
@@ -10,6 +11,14 @@ public enum QonversionError: Error, Equatable, Sendable, CustomStringConvertible
     case userNotFound(id: String)
     /// API v4 asked with a key that is not a secret key (checked before sending), or answered 401/403.
     case v4NeedsSecretKey(url: String)
+
+    public var category: ProviderErrorCategory {
+        switch self {
+        case .writeNeedsSecretKey, .v4NeedsSecretKey: return .permission
+        case .refused: return .refused
+        case .userNotFound: return .notFound
+        }
+    }
 
     public var description: String {
         switch self {

@@ -69,14 +69,14 @@ public enum QonversionV4Wire {
 
     /// The answer of a grant: one user entitlement.
     public static func entitlement(_ bytes: [UInt8]) throws(WireFormatError) -> QonversionEntitlement {
-        try entitlement(parse(bytes), at: "")
+        try entitlement(WireFields.parse(bytes), at: "")
     }
 
     // MARK: pieces
 
     static func page<Item>(_ bytes: [UInt8], _ decode: (JSONValue, String) throws(WireFormatError) -> Item)
         throws(WireFormatError) -> QonversionPage<Item> {
-        let body = try object(parse(bytes), at: "")
+        let body = try WireFields(WireFields.parse(bytes), path: "", words: .qonversion)
         guard case .array(let list)? = body["data"] else {
             throw WireFormatError(path: "data", message: body["data"].map { "expected array, found \($0.typeName)" } ?? "missing")
         }
@@ -87,7 +87,7 @@ public enum QonversionV4Wire {
         case let other?: throw WireFormatError(path: "has_more", message: "expected boolean, found \(other.typeName)")
         }
         var out = QonversionPage<Item>(items: [], problems: [], hasMore: hasMore,
-                                       nextCursor: try string(body, "next_cursor", at: ""), lastId: nil, count: list.count)
+                                       nextCursor: try body.string("next_cursor"), lastId: nil, count: list.count)
         out.items.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
             do { out.items.append(try decode(element, JSONPath.index("data", i))) } catch { out.problems.append(error) }
@@ -97,64 +97,26 @@ public enum QonversionV4Wire {
         return out
     }
 
+    /// v4's entitlement: `is_active`, and `started_at`/`expires_at` as RFC 3339.
     static func entitlement(_ value: JSONValue, at path: String) throws(WireFormatError) -> QonversionEntitlement {
-        let fields = try object(value, at: path)
-        guard let id = try string(fields, "id", at: path, required: true), !id.isEmpty else {
-            throw WireFormatError(path: JSONPath.member(path, "id"), message: "empty entitlement id")
+        try QonversionWire.entitlement(value, at: path, active: "is_active", started: "started_at", expires: "expires_at") {
+            f, key throws(WireFormatError) in try f.date(key)
         }
-        guard case .bool(let active)? = fields["is_active"] else {
-            throw WireFormatError(path: JSONPath.member(path, "is_active"),
-                                  message: fields["is_active"].map { "expected boolean, found \($0.typeName)" } ?? "missing")
-        }
-        var e = QonversionEntitlement(id: id, active: active)
-        e.started = try date(fields, "started_at", at: path)
-        e.expires = try date(fields, "expires_at", at: path)
-        switch try string(fields, "source", at: path) {
-        case "appstore": e.source = .appstore
-        case "playstore": e.source = .playstore
-        case "stripe": e.source = .stripe
-        case "manual": e.source = .manual
-        default: e.source = .unknown
-        }
-        let productPath = JSONPath.member(path, "product")
-        if let product = try optionalObject(fields, "product", at: path) {
-            e.productId = try string(product, "product_id", at: productPath)
-            let subscriptionPath = JSONPath.member(productPath, "subscription")
-            if let subscription = try optionalObject(product, "subscription", at: productPath) {
-                let period: PeriodType
-                switch try string(subscription, "current_period_type", at: subscriptionPath) {
-                case nil, "normal": period = .normal
-                case "trial": period = .trial
-                case "intro": period = .intro
-                default: period = .unknown
-                }
-                let renew: RenewState
-                switch try string(subscription, "renew_state", at: subscriptionPath) {
-                case "will_renew": renew = .willRenew
-                case "canceled": renew = .canceled
-                case "billing_issue": renew = .billingIssue
-                case "non_renewable": renew = .nonRenewable
-                default: renew = .unknown
-                }
-                e.subscription = .init(periodType: period, renewState: renew)
-            }
-        }
-        return e
     }
 
     static func purchase(_ value: JSONValue, at path: String) throws(WireFormatError) -> QonversionPurchase {
-        let fields = try object(value, at: path)
+        let fields = try WireFields(value, path: path, words: .qonversion)
         guard let id = identifier(fields["id"]), !id.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "id"), message: fields["id"] == nil ? "missing" : "expected a non-empty id")
         }
-        guard let productId = try string(fields, "product_id", at: path, required: true), !productId.isEmpty else {
+        guard let productId = try fields.string("product_id", required: true), !productId.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "product_id"), message: "empty product id")
         }
-        guard let purchasedAt = try date(fields, "purchased_at", at: path) else {
+        guard let purchasedAt = try fields.date("purchased_at") else {
             throw WireFormatError(path: JSONPath.member(path, "purchased_at"), message: "missing")
         }
         let platform: EntitlementSource
-        switch try string(fields, "platform", at: path) {
+        switch try fields.string("platform") {
         case "app_store": platform = .appstore
         case "play_store": platform = .playstore
         case "stripe": platform = .stripe
@@ -175,49 +137,15 @@ public enum QonversionV4Wire {
         case let other?: throw WireFormatError(path: JSONPath.member(path, "is_auto_renewing"), message: "expected boolean, found \(other.typeName)")
         }
         var p = QonversionPurchase(id: id, platform: platform, productId: productId, price: price,
-                                   currency: try string(fields, "currency", at: path), purchasedAt: purchasedAt,
-                                   expiresAt: try date(fields, "expires_at", at: path), isAutoRenewing: isAutoRenewing)
+                                   currency: try fields.string("currency"), purchasedAt: purchasedAt,
+                                   expiresAt: try fields.date("expires_at"), isAutoRenewing: isAutoRenewing)
         // store_data's shape depends on the platform: only the keys named here are read.
-        if let store = try optionalObject(fields, "store_data", at: path) {
+        if let store = try fields.fields("store_data") {
             p.storeTransactionId = identifier(store["transaction_id"]) ?? identifier(store["order_id"])
             p.chainId = identifier(store["original_transaction_id"]) ?? identifier(store["purchase_token"])
                 ?? identifier(store["subscription_id"])
         }
         return p
-    }
-
-    private static func parse(_ bytes: [UInt8]) throws(WireFormatError) -> JSONValue {
-        do { return try JSON.parse(bytes) } catch let error as JSONError {
-            throw WireFormatError(path: "", message: "the answer is not JSON: \(error)")
-        } catch {
-            throw WireFormatError(path: "", message: "the answer is not JSON")
-        }
-    }
-
-    private static func object(_ value: JSONValue, at path: String) throws(WireFormatError) -> JSONObject {
-        guard case .object(let o) = value else {
-            throw WireFormatError(path: path, message: "expected object, found \(value.typeName)")
-        }
-        return o
-    }
-
-    private static func optionalObject(_ o: JSONObject, _ key: String, at path: String) throws(WireFormatError) -> JSONObject? {
-        switch o[key] {
-        case nil, .null?: return nil
-        case .object(let inner)?: return inner
-        case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected object, found \(other.typeName)")
-        }
-    }
-
-    private static func string(_ o: JSONObject, _ key: String, at path: String,
-                               required: Bool = false) throws(WireFormatError) -> String? {
-        switch o[key] {
-        case .string(let s)?: return s
-        case nil, .null?:
-            if required { throw WireFormatError(path: JSONPath.member(path, key), message: "missing") }
-            return nil
-        case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected string, found \(other.typeName)")
-        }
     }
 
     /// An id the API documents as a string but that may come as a number; nil for anything else.
@@ -227,15 +155,5 @@ public enum QonversionV4Wire {
         case .number(let n)?: return n
         default: return nil
         }
-    }
-
-    /// An RFC 3339 date-time (null or absent → nil), whole seconds, years 0001–9999.
-    private static func date(_ o: JSONObject, _ key: String, at path: String) throws(WireFormatError) -> Instant? {
-        guard let text = try string(o, key, at: path) else { return nil }
-        guard let instant = ISODate.parse(text) else {
-            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-            throw WireFormatError(path: JSONPath.member(path, key), message: "expected an RFC 3339 date-time in years 0001–9999, found \(JSON.quote(shown))")
-        }
-        return instant
     }
 }

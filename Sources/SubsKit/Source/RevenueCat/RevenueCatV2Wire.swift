@@ -105,14 +105,7 @@ public struct RevenueCatV2Page<Item: Sendable>: Sendable {
 
 public enum RevenueCatV2Wire {
     static func parse(_ bytes: [UInt8]) throws(WireFormatError) -> JSONObject {
-        let body: JSONValue
-        do { body = try JSON.parse(bytes) } catch {
-            throw WireFormatError(path: "", message: "the answer is not JSON: \(error)")
-        }
-        guard let root = body.objectValue else {
-            throw WireFormatError(path: "", message: "expected an object, found \(body.typeName)")
-        }
-        return root
+        try WireFields(v2: WireFields.parse(bytes), path: "").object
     }
 
     public static func customer(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Customer {
@@ -120,7 +113,7 @@ public enum RevenueCatV2Wire {
     }
 
     static func customer(_ value: JSONValue, path: String) throws(WireFormatError) -> RevenueCatV2Customer {
-        let r = try V2Fields(value, path: path)
+        let r = try WireFields(v2: value, path: path)
         guard let id = try r.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(path, "id"), message: "required") }
         var problems: [WireFormatError] = []
         var active: [(id: String, expiresAt: Instant?)] = []
@@ -128,7 +121,7 @@ public enum RevenueCatV2Wire {
         if let list = r.object["active_entitlements"], !list.isNull {
             // Without its active entitlements nothing of the customer's access can be told: fatal.
             let page = try Self.page(list, path: JSONPath.member(path, "active_entitlements")) { v, p throws(WireFormatError) in
-                let e = try V2Fields(v, path: p)
+                let e = try WireFields(v2: v, path: p)
                 guard let id = try e.identifier("entitlement_id"), !id.isEmpty else {
                     throw WireFormatError(path: JSONPath.member(p, "entitlement_id"), message: "required")
                 }
@@ -144,7 +137,7 @@ public enum RevenueCatV2Wire {
         do {
             if let list = r.object["attributes"], !list.isNull {
                 let page = try Self.page(list, path: JSONPath.member(path, "attributes")) { v, p throws(WireFormatError) in
-                    let a = try V2Fields(v, path: p)
+                    let a = try WireFields(v2: v, path: p)
                     guard let name = try a.string("name") else { throw WireFormatError(path: JSONPath.member(p, "name"), message: "required") }
                     return (name, a.object["value"] ?? .null)
                 }
@@ -162,7 +155,7 @@ public enum RevenueCatV2Wire {
     /// A page of `customer.active_entitlement` items (GET /customers/{id}/active_entitlements).
     public static func activeEntitlements(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<(id: String, expiresAt: Instant?)> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
-            let e = try V2Fields(v, path: p)
+            let e = try WireFields(v2: v, path: p)
             guard let id = try e.identifier("entitlement_id"), !id.isEmpty else {
                 throw WireFormatError(path: JSONPath.member(p, "entitlement_id"), message: "required")
             }
@@ -172,13 +165,13 @@ public enum RevenueCatV2Wire {
 
     public static func subscriptions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Subscription> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
-            let s = try V2Fields(v, path: p)
+            let s = try WireFields(v2: v, path: p)
             guard let id = try s.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             var pending: String?
             if let changes = s.object["pending_changes"], !changes.isNull {
-                let c = try V2Fields(changes, path: JSONPath.member(p, "pending_changes"))
+                let c = try WireFields(v2: changes, path: JSONPath.member(p, "pending_changes"))
                 if let product = c.object["product"], !product.isNull {
-                    pending = try V2Fields(product, path: JSONPath.member(c.path, "product")).string("store_identifier")
+                    pending = try WireFields(v2: product, path: JSONPath.member(c.path, "product")).string("store_identifier")
                 }
             }
             return RevenueCatV2Subscription(
@@ -194,7 +187,7 @@ public enum RevenueCatV2Wire {
 
     public static func purchases(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Purchase> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
-            let x = try V2Fields(v, path: p)
+            let x = try WireFields(v2: v, path: p)
             guard let id = try x.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             return RevenueCatV2Purchase(
                 id: id, productId: try x.identifier("product_id"), purchasedAt: try x.milliseconds("purchased_at"),
@@ -206,7 +199,7 @@ public enum RevenueCatV2Wire {
 
     public static func transactions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Transaction> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
-            let t = try V2Fields(v, path: p)
+            let t = try WireFields(v2: v, path: p)
             guard let id = try t.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             guard let purchased = try t.milliseconds("purchased_at") else {
                 throw WireFormatError(path: JSONPath.member(p, "purchased_at"), message: "required")
@@ -235,10 +228,10 @@ public enum RevenueCatV2Wire {
 
     // MARK: pieces
 
-    static func entitlementRefs(_ r: V2Fields) throws(WireFormatError) -> [RevenueCatV2EntitlementRef] {
+    static func entitlementRefs(_ r: WireFields) throws(WireFormatError) -> [RevenueCatV2EntitlementRef] {
         guard let list = r.object["entitlements"], !list.isNull else { return [] }
         let page = try page(list, path: JSONPath.member(r.path, "entitlements")) { v, p throws(WireFormatError) in
-            let e = try V2Fields(v, path: p)
+            let e = try WireFields(v2: v, path: p)
             guard let id = try e.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             return RevenueCatV2EntitlementRef(id: id, lookupKey: try e.string("lookup_key"))
         }
@@ -251,7 +244,7 @@ public enum RevenueCatV2Wire {
     /// `starting_after` cursor of `next_page` (null or absent: the last page).
     static func page<Item>(_ value: JSONValue, path: String,
                            _ item: (JSONValue, String) throws(WireFormatError) -> Item) throws(WireFormatError) -> RevenueCatV2Page<Item> {
-        let r = try V2Fields(value, path: path)
+        let r = try WireFields(v2: value, path: path)
         guard let itemsValue = r.object["items"], let items = itemsValue.arrayValue else {
             throw WireFormatError(path: JSONPath.member(path, "items"),
                                   message: r.object["items"].map { "expected an array, found \($0.typeName)" } ?? "required")
@@ -310,62 +303,10 @@ extension String {
     }
 }
 
-/// Typed reads of an object's members: absent or null is nil; any other type is an error at
-/// the member's path.
-struct V2Fields {
-    let object: JSONObject
-    let path: String
-
-    init(_ value: JSONValue, path: String) throws(WireFormatError) {
-        guard let object = value.objectValue else {
-            throw WireFormatError(path: path, message: "expected an object, found \(value.typeName)")
-        }
-        self.object = object
-        self.path = path
-    }
-
-    private func present(_ key: String) -> JSONValue? {
-        guard let value = object[key], !value.isNull else { return nil }
-        return value
-    }
-
-    private func wrongType(_ key: String, expected: String, _ value: JSONValue) -> WireFormatError {
-        WireFormatError(path: JSONPath.member(path, key), message: "expected \(expected), found \(value.typeName)")
-    }
-
-    func string(_ key: String) throws(WireFormatError) -> String? {
-        guard let value = present(key) else { return nil }
-        guard let text = value.stringValue else { throw wrongType(key, expected: "a string", value) }
-        return text
-    }
-
-    /// An identifier the API documents as a string but may send as a number.
-    func identifier(_ key: String) throws(WireFormatError) -> String? {
-        guard let value = present(key) else { return nil }
-        switch value {
-        case .string(let text): return text
-        case .number(let text): return text
-        default: throw wrongType(key, expected: "a string", value)
-        }
-    }
-
-    func bool(_ key: String) throws(WireFormatError) -> Bool? {
-        guard let value = present(key) else { return nil }
-        guard let flag = value.boolValue else { throw wrongType(key, expected: "true or false", value) }
-        return flag
-    }
-
-    /// Milliseconds since 1970, an integer, in years 0001–9999.
-    func milliseconds(_ key: String) throws(WireFormatError) -> Instant? {
-        guard let value = present(key) else { return nil }
-        let problem = WireFormatError(path: JSONPath.member(path, key),
-                                      message: "expected milliseconds since 1970 in years 0001-9999, found \(value.typeName)")
-        guard case .number(let text) = value, let ms = Int64(text) else { throw problem }
-        let (seconds, rest) = ms.quotientAndRemainder(dividingBy: 1000)
-        let instant = rest < 0 ? Instant(seconds: seconds - 1, nanoseconds: Int32(rest + 1000) * 1_000_000)
-            : Instant(seconds: seconds, nanoseconds: Int32(rest) * 1_000_000)
-        guard instant.isSupported else { throw problem }
-        return instant
+extension WireFields {
+    /// API v2's objects, read with RevenueCat's words.
+    init(v2 value: JSONValue, path: String) throws(WireFormatError) {
+        try self.init(value, path: path, words: .revenueCat)
     }
 
     /// `revenue_in_local_currency` (what the customer paid), else `revenue_in_usd`.
@@ -376,8 +317,7 @@ struct V2Fields {
 
     /// A `MonetaryAmount`: `currency` and `gross` (a number, kept as its text).
     func money(_ key: String) throws(WireFormatError) -> RevenueCatV2Money? {
-        guard let value = present(key) else { return nil }
-        let m = try V2Fields(value, path: JSONPath.member(path, key))
+        guard let m = try fields(key) else { return nil }
         var gross: String?
         if let g = m.present("gross") {
             guard case .number(let text) = g else { throw m.wrongType("gross", expected: "a number", g) }

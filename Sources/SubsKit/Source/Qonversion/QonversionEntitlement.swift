@@ -80,8 +80,8 @@ public struct QonversionEntitlementList: Equatable, Sendable {
 public enum QonversionWire {
     /// `GET /identities/{id}` → `{"id": ..., "user_id": "QON_..."}`: the Qonversion user id.
     public static func userId(fromIdentity bytes: [UInt8]) throws(QonversionDecodeError) -> String {
-        let body = try object(parse(bytes), at: "")
-        guard let id = try string(body, "user_id", at: "", required: true), !id.isEmpty else {
+        let body = try WireFields(WireFields.parse(bytes), path: "", words: .qonversion)
+        guard let id = try body.string("user_id", required: true), !id.isEmpty else {
             throw QonversionDecodeError(path: "user_id", message: "empty user id")
         }
         return id
@@ -91,7 +91,7 @@ public enum QonversionWire {
     /// is left out (and listed); the answer is an error when it is not that shape, or when not one
     /// of its elements can be read.
     public static func entitlements(_ bytes: [UInt8]) throws(QonversionDecodeError) -> QonversionEntitlementList {
-        let body = try object(parse(bytes), at: "")
+        let body = try WireFields(WireFields.parse(bytes), path: "", words: .qonversion)
         guard case .array(let list)? = body["data"] else {
             throw QonversionDecodeError(path: "data", message: body["data"].map { "expected array, found \($0.typeName)" } ?? "missing")
         }
@@ -110,7 +110,7 @@ public enum QonversionWire {
 
     /// The answer of a grant: one entitlement object.
     public static func entitlement(_ bytes: [UInt8]) throws(QonversionDecodeError) -> QonversionEntitlement {
-        try entitlement(parse(bytes), at: "")
+        try entitlement(WireFields.parse(bytes), at: "")
     }
 
     /// `{"error": {"type", "code", "message"}}`, each part optional; nils for anything else.
@@ -121,39 +121,46 @@ public enum QonversionWire {
 
     // MARK: pieces
 
+    /// v3's entitlement: `active`, and `started`/`expires` in epoch seconds.
     static func entitlement(_ value: JSONValue, at path: String) throws(QonversionDecodeError) -> QonversionEntitlement {
-        let fields = try object(value, at: path)
-        guard let id = try string(fields, "id", at: path, required: true), !id.isEmpty else {
-            throw QonversionDecodeError(path: JSONPath.member(path, "id"), message: "empty entitlement id")
+        try entitlement(value, at: path, active: "active", started: "started", expires: "expires") { f, key throws(WireFormatError) in
+            try f.epoch(key)
         }
-        guard case .bool(let active)? = fields["active"] else {
-            throw QonversionDecodeError(path: JSONPath.member(path, "active"),
-                                        message: fields["active"].map { "expected boolean, found \($0.typeName)" } ?? "missing")
+    }
+
+    /// A user entitlement as v3 and v4 both send it, but for the names of its flag and dates and
+    /// how a date is written (`date`): the id, the source, the product and its subscription.
+    static func entitlement(_ value: JSONValue, at path: String, active activeKey: String, started: String, expires: String,
+                            date: (WireFields, String) throws(WireFormatError) -> Instant?) throws(WireFormatError) -> QonversionEntitlement {
+        let f = try WireFields(value, path: path, words: .qonversion)
+        guard let id = try f.string("id", required: true), !id.isEmpty else {
+            throw WireFormatError(path: f.at("id"), message: "empty entitlement id")
+        }
+        guard case .bool(let active)? = f[activeKey] else {
+            throw WireFormatError(path: f.at(activeKey), message: f[activeKey].map { "expected boolean, found \($0.typeName)" } ?? "missing")
         }
         var e = QonversionEntitlement(id: id, active: active)
-        e.started = try epoch(fields, "started", at: path)
-        e.expires = try epoch(fields, "expires", at: path)
-        switch try string(fields, "source", at: path) {
+        e.started = try date(f, started)
+        e.expires = try date(f, expires)
+        switch try f.string("source") {
         case "appstore": e.source = .appstore
         case "playstore": e.source = .playstore
         case "stripe": e.source = .stripe
         case "manual": e.source = .manual
         default: e.source = .unknown
         }
-        let productPath = JSONPath.member(path, "product")
-        if let product = try optionalObject(fields, "product", at: path) {
-            e.productId = try string(product, "product_id", at: productPath)
-            let subscriptionPath = JSONPath.member(productPath, "subscription")
-            if let subscription = try optionalObject(product, "subscription", at: productPath) {
+        if let product = try f.fields("product") {
+            e.productId = try product.string("product_id")
+            if let subscription = try product.fields("subscription") {
                 let period: PeriodType
-                switch try string(subscription, "current_period_type", at: subscriptionPath) {
+                switch try subscription.string("current_period_type") {
                 case nil, "normal": period = .normal
                 case "trial": period = .trial
                 case "intro": period = .intro
                 default: period = .unknown
                 }
                 let renew: RenewState
-                switch try string(subscription, "renew_state", at: subscriptionPath) {
+                switch try subscription.string("renew_state") {
                 case "will_renew": renew = .willRenew
                 case "canceled": renew = .canceled
                 case "billing_issue": renew = .billingIssue
@@ -164,56 +171,6 @@ public enum QonversionWire {
             }
         }
         return e
-    }
-
-    private static func parse(_ bytes: [UInt8]) throws(QonversionDecodeError) -> JSONValue {
-        do { return try JSON.parse(bytes) } catch let error as JSONError {
-            throw QonversionDecodeError(path: "", message: "the answer is not JSON: \(error)")
-        } catch {
-            throw QonversionDecodeError(path: "", message: "the answer is not JSON")
-        }
-    }
-
-    private static func object(_ value: JSONValue, at path: String) throws(QonversionDecodeError) -> JSONObject {
-        guard case .object(let o) = value else {
-            throw QonversionDecodeError(path: path, message: "expected object, found \(value.typeName)")
-        }
-        return o
-    }
-
-    private static func optionalObject(_ o: JSONObject, _ key: String, at path: String) throws(QonversionDecodeError) -> JSONObject? {
-        switch o[key] {
-        case nil, .null?: return nil
-        case .object(let inner)?: return inner
-        case let other?: throw QonversionDecodeError(path: JSONPath.member(path, key), message: "expected object, found \(other.typeName)")
-        }
-    }
-
-    /// A string member; nil when absent or null (an error then when `required`).
-    private static func string(_ o: JSONObject, _ key: String, at path: String,
-                               required: Bool = false) throws(QonversionDecodeError) -> String? {
-        switch o[key] {
-        case .string(let s)?: return s
-        case nil, .null?:
-            if required { throw QonversionDecodeError(path: JSONPath.member(path, key), message: "missing") }
-            return nil
-        case let other?: throw QonversionDecodeError(path: JSONPath.member(path, key), message: "expected string, found \(other.typeName)")
-        }
-    }
-
-    /// Epoch seconds; absent, null or 0 → nil (v3's "none"). Fractions are cut to whole seconds;
-    /// an instant outside years 0001–9999 (milliseconds sent as seconds, say) is an error.
-    private static func epoch(_ o: JSONObject, _ key: String, at path: String) throws(QonversionDecodeError) -> Instant? {
-        let where_ = JSONPath.member(path, key)
-        switch o[key] {
-        case nil, .null?: return nil
-        case .number(let text)?:
-            guard let seconds = epochSeconds(text) else {
-                throw QonversionDecodeError(path: where_, message: "\(text.prefix(40)) is not an epoch time in years 0001–9999")
-            }
-            return seconds == 0 ? nil : Instant(seconds: seconds)
-        case let other?: throw QonversionDecodeError(path: where_, message: "expected epoch seconds, found \(other.typeName)")
-        }
     }
 
     /// Whole seconds of a JSON number literal, nil outside years 0001–9999.
@@ -227,5 +184,27 @@ public enum QonversionWire {
         }
         guard seconds >= Instant.earliest.seconds, seconds <= Instant.latest.seconds else { return nil }
         return seconds
+    }
+}
+
+extension WireWords {
+    /// Qonversion's decoders (API v3 and v4) name types bare: `expected string, found number`.
+    static let qonversion = WireWords(object: "object", string: "string", boolean: "boolean",
+                                      date: "an RFC 3339 date-time in years 0001–9999", marksClippedDate: true)
+}
+
+extension WireFields {
+    /// v3's epoch seconds; absent, null or 0 → nil (v3's "none"). Fractions are cut to whole
+    /// seconds; an instant outside years 0001–9999 (milliseconds sent as seconds, say) is an error.
+    func epoch(_ key: String) throws(WireFormatError) -> Instant? {
+        switch self[key] {
+        case nil, .null?: return nil
+        case .number(let text)?:
+            guard let seconds = QonversionWire.epochSeconds(text) else {
+                throw WireFormatError(path: at(key), message: "\(text.prefix(40)) is not an epoch time in years 0001–9999")
+            }
+            return seconds == 0 ? nil : Instant(seconds: seconds)
+        case let other?: throw WireFormatError(path: at(key), message: "expected epoch seconds, found \(other.typeName)")
+        }
     }
 }

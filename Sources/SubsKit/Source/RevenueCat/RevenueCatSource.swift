@@ -5,9 +5,9 @@
 
 import SubsJSON
 
-/// What RevenueCat answered that is not a subscriber. The CLI: `customerNotFound`/`notFound` → 3,
-/// `rejected` → 65.
-public enum RevenueCatError: Error, Equatable, Sendable, CustomStringConvertible {
+/// What RevenueCat answered that is not a subscriber: `customerNotFound`/`notFound` are
+/// `.notFound` (exit 3), `rejected` is `.refused` (exit 65).
+public enum RevenueCatError: ProviderError, Equatable, Sendable {
     /// No such customer: RevenueCat created an empty subscriber for the id on this request.
     case customerNotFound(id: String, detail: String)
     /// HTTP 404, with RevenueCat's error code and message when it sent them.
@@ -15,10 +15,10 @@ public enum RevenueCatError: Error, Equatable, Sendable, CustomStringConvertible
     /// Another 4xx (400, 409, 422…): RevenueCat refused what was sent.
     case rejected(url: String, status: Int, code: String?, message: String?)
 
-    public var isNotFound: Bool {
+    public var category: ProviderErrorCategory {
         switch self {
-        case .customerNotFound, .notFound: return true
-        case .rejected: return false
+        case .customerNotFound, .notFound: return .notFound
+        case .rejected: return .refused
         }
     }
 

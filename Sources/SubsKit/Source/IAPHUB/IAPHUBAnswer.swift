@@ -91,15 +91,7 @@ public struct IAPHUBAnswer: Equatable, Sendable {
 
     /// Reads the body of a 200 answer. Throws IAPHUBAnswerError only.
     public static func decode(_ bytes: [UInt8]) throws -> IAPHUBAnswer {
-        let body: JSONValue
-        do { body = try JSON.parse(bytes) } catch let error as JSONError {
-            throw IAPHUBAnswerError(path: "\(error.line):\(error.column)", message: "not JSON: \(error.message)")
-        } catch {
-            throw IAPHUBAnswerError(path: "$", message: "not JSON")
-        }
-        guard let user = body.objectValue else {
-            throw IAPHUBAnswerError(path: "$", message: "expected an object, found \(body.typeName)")
-        }
+        let user = try IAPHUBWire.root(bytes).object
         guard let active = user["activeProducts"] else {
             throw IAPHUBAnswerError(path: "activeProducts", message: "missing (IAPHUB always sends it for a user)")
         }
@@ -129,20 +121,17 @@ public struct IAPHUBAnswer: Equatable, Sendable {
     }
 
     private static func product(_ value: JSONValue, path: String) throws -> IAPHUBProduct {
-        guard let object = value.objectValue else {
-            throw IAPHUBAnswerError(path: path, message: "expected an object, found \(value.typeName)")
-        }
-        let fields = Fields(object: object, path: path)
+        let fields = try WireFields(value, path: path, words: .iaphub)
         guard let type = try fields.string("type"), !type.isEmpty else {
-            throw IAPHUBAnswerError(path: path + ".type", message: "required (a non-empty string)")
+            throw IAPHUBAnswerError(path: fields.at("type"), message: "required (a non-empty string)")
         }
         let product = IAPHUBProduct(
             id: try fields.string("id"), sku: try fields.string("sku").flatMap { $0.isEmpty ? nil : $0 }, type: type, platform: try fields.string("platform"),
-            purchaseDate: try fields.date("purchaseDate"), expirationDate: try fields.date("expirationDate"),
-            autoResumeDate: try fields.date("autoResumeDate"), group: try fields.string("group"),
+            purchaseDate: try fields.wholeSeconds("purchaseDate"), expirationDate: try fields.wholeSeconds("expirationDate"),
+            autoResumeDate: try fields.wholeSeconds("autoResumeDate"), group: try fields.string("group"),
             groupName: try fields.string("groupName"),
-            isSubscriptionRenewable: try fields.bool("isSubscriptionRenewable"),
-            isFamilyShare: try fields.bool("isFamilyShare"), isPromo: try fields.bool("isPromo"),
+            isSubscriptionRenewable: try fields.bool("isSubscriptionRenewable") ?? false,
+            isFamilyShare: try fields.bool("isFamilyShare") ?? false, isPromo: try fields.bool("isPromo") ?? false,
             promoCode: try fields.string("promoCode"), subscriptionState: try fields.string("subscriptionState"),
             subscriptionPeriodType: try fields.string("subscriptionPeriodType"),
             subscriptionRenewalProduct: try fields.string("subscriptionRenewalProduct"),
@@ -153,38 +142,37 @@ public struct IAPHUBAnswer: Equatable, Sendable {
         }
         return product
     }
-
-    /// Typed reads of optional fields: absent or null is nil (false), any other type an error.
-    private struct Fields {
-        var object: JSONObject
-        var path: String
-
-        func string(_ key: String) throws -> String? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .string(let s)?: return s
-            case let other?: throw IAPHUBAnswerError(path: "\(path).\(key)", message: "expected a string, found \(other.typeName)")
-            }
-        }
-
-        func bool(_ key: String) throws -> Bool {
-            switch object[key] {
-            case nil, .null?: return false
-            case .bool(let b)?: return b
-            case let other?: throw IAPHUBAnswerError(path: "\(path).\(key)", message: "expected a boolean, found \(other.typeName)")
-            }
-        }
-
-        /// ISO 8601 (IAPHUB: UTC with milliseconds); the fraction is dropped.
-        func date(_ key: String) throws -> Instant? {
-            guard let text = try string(key) else { return nil }
-            guard let instant = ISODate.parse(text) else {
-                throw IAPHUBAnswerError(path: "\(path).\(key)", message: "expected an ISO 8601 date, found \(JSON.quote(String(text.prefix(40))))")
-            }
-            return Instant(seconds: instant.seconds)
-        }
-    }
 }
 
 /// An IAPHUB answer that is not what the API defines: where, and what is wrong.
 public typealias IAPHUBAnswerError = WireFormatError
+
+/// What IAPHUB's two decoders (the user, the purchases) share.
+enum IAPHUBWire {
+    /// The body as a JSON object; not JSON at `line:column`, another type at `$`.
+    static func root(_ bytes: [UInt8]) throws(WireFormatError) -> WireFields {
+        let body: JSONValue
+        do { body = try JSON.parse(bytes) } catch let error as JSONError {
+            throw WireFormatError(path: "\(error.line):\(error.column)", message: "not JSON: \(error.message)")
+        } catch {
+            throw WireFormatError(path: "$", message: "not JSON")
+        }
+        return try WireFields(body, path: "$", words: .iaphub).rooted()
+    }
+}
+
+extension WireWords {
+    /// IAPHUB's decoders: `expected a boolean`, dates as `an ISO 8601 date` (shown cut, unmarked).
+    static let iaphub = WireWords(object: "an object", string: "a string", boolean: "a boolean",
+                                  date: "an ISO 8601 date", marksClippedDate: false)
+}
+
+extension WireFields {
+    /// The same object with paths from the root (`list`, not `$.list`).
+    fileprivate func rooted() -> WireFields { WireFields(object, path: "", words: words) }
+
+    /// ISO 8601 (IAPHUB: UTC with milliseconds); the fraction is dropped.
+    func wholeSeconds(_ key: String) throws(WireFormatError) -> Instant? {
+        try date(key).map { Instant(seconds: $0.seconds) }
+    }
+}

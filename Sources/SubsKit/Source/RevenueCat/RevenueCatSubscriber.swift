@@ -103,18 +103,14 @@ public struct RevenueCatSubscriber: Equatable, Sendable {
 extension RevenueCatSubscriber {
     /// Decodes an answer body. Throws only `RevenueCatFormatError`.
     public static func decode(_ bytes: [UInt8]) throws(RevenueCatFormatError) -> RevenueCatSubscriber {
-        let body: JSONValue
-        do { body = try JSON.parse(bytes) } catch {
-            throw RevenueCatFormatError(path: "", message: "the answer is not JSON: \(error)")
-        }
-        return try decode(body)
+        try decode(WireFields.parse(bytes))
     }
 
     public static func decode(_ body: JSONValue) throws(RevenueCatFormatError) -> RevenueCatSubscriber {
         guard let root = body.objectValue else {
             throw RevenueCatFormatError(path: "", message: "expected an object, found \(body.typeName)")
         }
-        let r = FieldReader(root, path: "")
+        let r = WireFields(root, path: "", words: .revenueCat)
         let requestDate: Instant
         if let date = try r.date("request_date") {
             requestDate = date
@@ -126,8 +122,8 @@ extension RevenueCatSubscriber {
         guard let subscriberValue = root["subscriber"], !subscriberValue.isNull else {
             throw RevenueCatFormatError(path: "subscriber", message: "required")
         }
-        let s = try FieldReader.object(subscriberValue, path: "subscriber")
-        let reader = FieldReader(s, path: "subscriber")
+        let reader = try WireFields(subscriberValue, path: "subscriber", words: .revenueCat)
+        let s = reader.object
         var problems: [RevenueCatFormatError] = []
         /// A part of the subscriber read on its own: malformed, it is left out and listed.
         func part<T>(_ read: () throws(RevenueCatFormatError) -> T) -> T? {
@@ -142,7 +138,7 @@ extension RevenueCatSubscriber {
         let entitlementMembers = try reader.members("entitlements")
         for (id, value, path) in entitlementMembers {
             let entitlement = part { () throws(RevenueCatFormatError) in
-                let e = FieldReader(try FieldReader.object(value, path: path), path: path)
+                let e = try WireFields(value, path: path, words: .revenueCat)
                 return RevenueCatEntitlement(
                     id: id, expiresDate: try e.date("expires_date"),
                     gracePeriodExpiresDate: try e.date("grace_period_expires_date"),
@@ -157,7 +153,7 @@ extension RevenueCatSubscriber {
         var subscriptions: [RevenueCatSubscription] = []
         for (productId, value, path) in part({ () throws(RevenueCatFormatError) in try reader.members("subscriptions") }) ?? [] {
             let subscription = part { () throws(RevenueCatFormatError) in
-                let x = FieldReader(try FieldReader.object(value, path: path), path: path)
+                let x = try WireFields(value, path: path, words: .revenueCat)
                 return RevenueCatSubscription(
                     productId: productId, autoResumeDate: try x.date("auto_resume_date"),
                     billingIssuesDetectedAt: try x.date("billing_issues_detected_at"),
@@ -183,7 +179,7 @@ extension RevenueCatSubscriber {
             for (i, item) in list.enumerated() {
                 let itemPath = JSONPath.index(path, i)
                 let purchase = part { () throws(RevenueCatFormatError) in
-                    let p = FieldReader(try FieldReader.object(item, path: itemPath), path: itemPath)
+                    let p = try WireFields(item, path: itemPath, words: .revenueCat)
                     return RevenueCatPurchase(
                         productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
                         originalPurchaseDate: try p.date("original_purchase_date"),
@@ -211,93 +207,20 @@ extension RevenueCatSubscriber {
     }
 }
 
-/// Typed reads of an object's members: absent or null is nil; any other type is an error at
-/// the member's path.
-private struct FieldReader {
-    let object: JSONObject
-    let path: String
+extension WireWords {
+    /// RevenueCat's decoders (API v1 and v2) name types with an article.
+    static let revenueCat = WireWords(object: "an object", string: "a string", boolean: "true or false",
+                                      date: "an ISO 8601 date-time in years 0001-9999", marksClippedDate: true)
+}
 
-    init(_ object: JSONObject, path: String) {
-        self.object = object
-        self.path = path
-    }
-
-    static func object(_ value: JSONValue, path: String) throws(RevenueCatFormatError) -> JSONObject {
-        guard let object = value.objectValue else {
-            throw RevenueCatFormatError(path: path, message: "expected an object, found \(value.typeName)")
-        }
-        return object
-    }
-
-    private func present(_ key: String) -> JSONValue? {
-        guard let value = object[key], !value.isNull else { return nil }
-        return value
-    }
-
-    private func wrongType(_ key: String, expected: String, _ value: JSONValue) -> RevenueCatFormatError {
-        RevenueCatFormatError(path: JSONPath.member(path, key), message: "expected \(expected), found \(value.typeName)")
-    }
-
-    func string(_ key: String) throws(RevenueCatFormatError) -> String? {
-        guard let value = present(key) else { return nil }
-        guard let text = value.stringValue else { throw wrongType(key, expected: "a string", value) }
-        return text
-    }
-
-    /// An identifier the API documents as a string but may send as a number.
-    func identifier(_ key: String) throws(RevenueCatFormatError) -> String? {
-        guard let value = present(key) else { return nil }
-        switch value {
-        case .string(let text): return text
-        case .number(let text): return text
-        default: throw wrongType(key, expected: "a string", value)
-        }
-    }
-
+extension WireFields {
     /// `price: {"amount": NUMBER, "currency": "USD"}`: the amount kept as its literal (no
     /// rounding through a float). Informational only, so a price of another shape is unknown
     /// (nil) rather than a reason to leave the whole subscription out.
-    func price() -> (amount: String?, currency: String?) {
+    fileprivate func price() -> (amount: String?, currency: String?) {
         guard let price = present("price")?.objectValue else { return (nil, nil) }
         var amount: String?
         if case .number(let text)? = price["amount"] { amount = text }
         return (amount, price["currency"]?.stringValue)
-    }
-
-    func bool(_ key: String) throws(RevenueCatFormatError) -> Bool? {
-        guard let value = present(key) else { return nil }
-        guard let flag = value.boolValue else { throw wrongType(key, expected: "true or false", value) }
-        return flag
-    }
-
-    func date(_ key: String) throws(RevenueCatFormatError) -> Instant? {
-        guard let text = try string(key) else { return nil }
-        guard let instant = ISODate.parse(text) else {
-            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-            throw RevenueCatFormatError(path: JSONPath.member(path, key),
-                                        message: "expected an ISO 8601 date-time in years 0001-9999, found \(JSON.quote(shown))")
-        }
-        return instant
-    }
-
-    /// Milliseconds since the epoch, as an integer.
-    func milliseconds(_ key: String) throws(RevenueCatFormatError) -> Instant? {
-        guard let value = present(key) else { return nil }
-        let problem = RevenueCatFormatError(path: JSONPath.member(path, key),
-                                            message: "expected milliseconds since 1970 in years 0001-9999, found \(value.typeName)")
-        guard case .number(let text) = value, let ms = Int64(text) else { throw problem }
-        let (seconds, rest) = ms.quotientAndRemainder(dividingBy: 1000)
-        let instant = rest < 0 ? Instant(seconds: seconds - 1, nanoseconds: Int32(rest + 1000) * 1_000_000)
-            : Instant(seconds: seconds, nanoseconds: Int32(rest) * 1_000_000)
-        guard instant.isSupported else { throw problem }
-        return instant
-    }
-
-    /// The members of an object member (absent or null: none), each with its path.
-    func members(_ key: String) throws(RevenueCatFormatError) -> [(String, JSONValue, String)] {
-        guard let value = present(key) else { return [] }
-        guard let inner = value.objectValue else { throw wrongType(key, expected: "an object", value) }
-        let base = JSONPath.member(path, key)
-        return inner.members.map { ($0.key, $0.value, JSONPath.member(base, $0.key)) }
     }
 }

@@ -95,15 +95,7 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
 
     /// Reads the body of a 200 answer. Throws WireFormatError only.
     public static func decode(_ bytes: [UInt8]) throws(WireFormatError) -> IAPHUBPurchasePage {
-        let body: JSONValue
-        do { body = try JSON.parse(bytes) } catch let error as JSONError {
-            throw WireFormatError(path: "\(error.line):\(error.column)", message: "not JSON: \(error.message)")
-        } catch {
-            throw WireFormatError(path: "$", message: "not JSON")
-        }
-        guard let page = body.objectValue else {
-            throw WireFormatError(path: "$", message: "expected an object, found \(body.typeName)")
-        }
+        let page = try IAPHUBWire.root(bytes)
         let hasNextPage: Bool
         switch page["hasNextPage"] {
         case nil, .null?: hasNextPage = false
@@ -127,14 +119,11 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
     }
 
     private static func purchase(_ value: JSONValue, path: String) throws(WireFormatError) -> IAPHUBPurchase {
-        guard let object = value.objectValue else {
-            throw WireFormatError(path: path, message: "expected an object, found \(value.typeName)")
-        }
-        let f = Fields(object: object, path: path)
+        let f = try WireFields(value, path: path, words: .iaphub)
         guard let id = try f.string("id"), !id.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "id"), message: "required (a non-empty string)")
         }
-        guard let date = try f.date("purchaseDate") else {
+        guard let date = try f.wholeSeconds("purchaseDate") else {
             throw WireFormatError(path: JSONPath.member(path, "purchaseDate"), message: "required (an ISO 8601 date)")
         }
         guard let type = try f.string("productType"), !type.isEmpty else {
@@ -145,7 +134,7 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
                                   message: "\(JSON.quote(String(type.prefix(40)))) is a product type this version of subs does not know")
         }
         let price: String?
-        switch object["price"] {
+        switch f["price"] {
         case nil, .null?: price = nil
         case .number(let text)?: price = text
         case let other?: throw WireFormatError(path: JSONPath.member(path, "price"), message: "expected a number, found \(other.typeName)")
@@ -155,44 +144,12 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
             product: try f.string("product"), productGroupName: try f.string("productGroupName"), platform: try f.string("platform"),
             price: price, currency: try f.string("currency"), isSandbox: try f.bool("isSandbox"),
             promoCode: try f.bool("isPromo") == true ? try f.string("promoCode") : nil,
-            isRefunded: try f.bool("isRefunded") ?? false, refundDate: try f.date("refundDate"),
-            expirationDate: try f.date("expirationDate"), originalPurchase: try f.string("originalPurchase"),
+            isRefunded: try f.bool("isRefunded") ?? false, refundDate: try f.wholeSeconds("refundDate"),
+            expirationDate: try f.wholeSeconds("expirationDate"), originalPurchase: try f.string("originalPurchase"),
             subscriptionPeriodType: try f.string("subscriptionPeriodType"))
         if type != "consumable" && purchase.entitlementId == nil {
             throw WireFormatError(path: path, message: "no productGroupName, productSku or product to tell which entitlement it is")
         }
         return purchase
-    }
-
-    /// Typed reads of optional fields: absent or null is nil, any other type an error.
-    private struct Fields {
-        var object: JSONObject
-        var path: String
-
-        func string(_ key: String) throws(WireFormatError) -> String? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .string(let s)?: return s
-            case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected a string, found \(other.typeName)")
-            }
-        }
-
-        func bool(_ key: String) throws(WireFormatError) -> Bool? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .bool(let b)?: return b
-            case let other?: throw WireFormatError(path: JSONPath.member(path, key), message: "expected a boolean, found \(other.typeName)")
-            }
-        }
-
-        /// ISO 8601 (IAPHUB: UTC with milliseconds); the fraction is dropped.
-        func date(_ key: String) throws(WireFormatError) -> Instant? {
-            guard let text = try string(key) else { return nil }
-            guard let instant = ISODate.parse(text) else {
-                throw WireFormatError(path: JSONPath.member(path, key),
-                                      message: "expected an ISO 8601 date, found \(JSON.quote(String(text.prefix(40))))")
-            }
-            return Instant(seconds: instant.seconds)
-        }
     }
 }
