@@ -267,3 +267,11 @@ public struct QonversionSource: CustomerSource {
         }
     }
 }
+
+// What its API can look a customer up by (SPEC section 6; README "find").
+extension QonversionSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "Qonversion's API looks a user up by identity or QON_ user id only, not by "
+            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
+    }
+}

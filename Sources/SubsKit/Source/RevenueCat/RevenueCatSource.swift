@@ -265,3 +265,11 @@ public struct RevenueCatSource: CustomerSource {
         }
     }
 }
+
+// What its API can look a customer up by (SPEC section 6; README "find").
+extension RevenueCatSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "RevenueCat's API v1 looks a customer up by app user id only (its dashboard and API v2 search "
+            + (kind == .attributes ? "attributes" : kind == .emails ? "emails" : "transaction and order ids") + ")"
+    }
+}
