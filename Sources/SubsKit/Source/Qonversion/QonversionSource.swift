@@ -140,11 +140,17 @@ public struct QonversionSource: CustomerSource {
 
     // MARK: writing
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        // checkWrite passed: one user (named once or more), no dry run, an end in the future.
+    /// The one user a grant or revoke (v3 or v4) is for, resolved over the network: checkWrite
+    /// passed, so one user is named (once or more), with no dry run and an end in the future.
+    func writeTarget(_ ids: [String]) throws -> (id: String, user: (userId: String, alias: String?)) {
         guard cachePolicy != .offline else { throw NotOffered(Self.writeNeedsNetwork) }
-        guard let id = ids.first else { return ChangeAnswer(requestDate: now, customers: []) }
+        guard let id = ids.first else { throw NotOffered("a grant or revoke names a user") }
         guard let user = try resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        return (id, user)
+    }
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        let (id, user) = try writeTarget(ids)
         let entitlement = change.entitlement
         let userPath = entitlementsPath(user.userId)
         var notes: [String] = []

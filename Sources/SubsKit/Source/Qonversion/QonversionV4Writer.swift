@@ -10,10 +10,7 @@ struct QonversionV4Writer {
     private var v3: QonversionSource { source.v3 }
 
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        // checkWrite passed: one user (named once or more), no dry run, an end in the future.
-        guard source.cachePolicy != .offline else { throw NotOffered(QonversionSource.writeNeedsNetwork) }
-        guard let id = ids.first else { return ChangeAnswer(requestDate: now, customers: []) }
-        guard let user = try v3.resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        let (id, user) = try v3.writeTarget(ids)
         let entitlement = change.entitlement
         let userPath = "/users/" + RemoteURL.segment(user.userId) + "/entitlements"
         let record = CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? [])
