@@ -64,7 +64,7 @@ final class ConfigTests: XCTestCase {
         let configOnly = try invocation(["check", "a"], environment: ["SUBS_CONFIG": path]).global
         XCTAssertEqual(configOnly.store, "/config/store.json")
         XCTAssertEqual(configOnly.remote, "https://config.example")
-        XCTAssertEqual(configOnly.provider, .revenuecat)
+        XCTAssertEqual(configOnly.provider, Provider(rawValue: "revenuecat"))
         XCTAssertEqual(configOnly.apiKeyFile, "/config/key")
         XCTAssertEqual(configOnly.format, .tsv)
         XCTAssertEqual(configOnly.color, .always)
@@ -88,7 +88,7 @@ final class ConfigTests: XCTestCase {
                                     "--color", "never", "--timeout", "7"], environment: env).global
         XCTAssertEqual(flags.store, "/flag/store.json")
         XCTAssertEqual(flags.remote, "https://flag.example")
-        XCTAssertEqual(flags.provider, .revenuecat)
+        XCTAssertEqual(flags.provider, Provider(rawValue: "revenuecat"))
         XCTAssertEqual(flags.apiKeyFile, "/flag/key")
         XCTAssertEqual(flags.format, .json)
         XCTAssertEqual(flags.color, .never)

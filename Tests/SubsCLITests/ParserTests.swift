@@ -111,7 +111,7 @@ final class ParserTests: XCTestCase {
                                   "--timeout", "2.5", "--offline", "--max-age", "PT12H"])
         XCTAssertEqual(inv.global.store, "s.json")
         XCTAssertEqual(inv.global.remote, "http://127.0.0.1:1")
-        XCTAssertEqual(inv.global.provider, .revenuecat)
+        XCTAssertEqual(inv.global.provider, Provider(rawValue: "revenuecat"))
         XCTAssertEqual(inv.global.apiKeyFile, "k")
         XCTAssertEqual(inv.global.at, ISODate.parse("2026-03-01T00:00:00Z"))
         XCTAssertEqual(inv.global.timeout, 2.5)

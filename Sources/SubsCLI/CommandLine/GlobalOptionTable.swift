@@ -32,7 +32,8 @@ enum GlobalOptionTable {
                      config: true, text { $0.remote = $1 }),
         GlobalOption(OptionSpec("provider", kind: .choice(Provider.allCases.map(\.rawValue)), valueName: "NAME",
                                 environment: "SUBS_PROVIDER", defaultValue: Provider.subs.rawValue,
-                                help: "Where the customers are: subs (store or subs serve), revenuecat, qonversion, iaphub"),
+                                help: "Where the customers are: subs (store or subs serve), "
+                                    + Provider.allCases.dropFirst().map(\.rawValue).joined(separator: ", ")),
                      config: true, word { $0.provider = $1 }),
         GlobalOption(OptionSpec("api-key-file", kind: .file, valueName: "PATH", environment: "SUBS_API_KEY_FILE",
                                 help: "File holding the API key or token for --remote; SUBS_API_KEY is also read"),

@@ -26,9 +26,26 @@ public enum ColorMode: String, CaseIterable, Sendable {
     case auto, always, never
 }
 
-/// Where the customers are (`--provider`): the store or subs serve, or a platform's API.
-public enum Provider: String, CaseIterable, Sendable {
-    case subs, revenuecat, qonversion, iaphub
+/// Where the customers are (`--provider`): the store or subs serve, or a platform's API — one of
+/// the providers registered in SubsKit (`ProviderDescriptor.registered`), named by its word.
+public struct Provider: RawRepresentable, CaseIterable, Equatable, Sendable {
+    public let descriptor: ProviderDescriptor
+
+    public init(_ descriptor: ProviderDescriptor) { self.descriptor = descriptor }
+
+    public init?(rawValue: String) {
+        guard let descriptor = ProviderDescriptor.registered.first(where: { $0.name == rawValue }) else { return nil }
+        self.init(descriptor)
+    }
+
+    public var rawValue: String { descriptor.name }
+
+    public static var allCases: [Provider] { ProviderDescriptor.registered.map(Provider.init) }
+
+    /// The default: the local store, or subs serve with --remote.
+    public static let subs = Provider(.subs)
+
+    public static func == (a: Provider, b: Provider) -> Bool { a.rawValue == b.rawValue }
 }
 
 /// Global options after precedence (flag > environment > config file > default) was applied,

@@ -34,9 +34,8 @@ enum GrantCommand {
             change = .revoke(entitlement: entitlement, reason: reason, actor: actor)
         }
         let source = try Commands.source(invocation, context)
-        try source.require(.grants)
-        if case .grant(_, nil, _, _, _) = change { try source.require(.lifetimeGrants) }
-        let answer = try source.apply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        // What the source cannot do, and a grant ending in the past: refused before any request.
+        let answer = try source.checkedApply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
         let at = answer.requestDate

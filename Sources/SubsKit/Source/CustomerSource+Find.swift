@@ -55,26 +55,3 @@ extension RecordSource {
         return FindAnswer(requestDate: at, results: found.results(query.terms, at: at), notes: records.takeNotes())
     }
 }
-
-// What each platform's API can look a customer up by (SPEC section 6; README "find").
-
-extension RevenueCatSource {
-    public func whyNotSearchable(_ kind: SearchKinds) -> String {
-        "RevenueCat's API v1 looks a customer up by app user id only (its dashboard and API v2 search "
-            + (kind == .attributes ? "attributes" : kind == .emails ? "emails" : "transaction and order ids") + ")"
-    }
-}
-
-extension QonversionSource {
-    public func whyNotSearchable(_ kind: SearchKinds) -> String {
-        "Qonversion's API looks a user up by identity or QON_ user id only, not by "
-            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
-    }
-}
-
-extension IAPHUBSource {
-    public func whyNotSearchable(_ kind: SearchKinds) -> String {
-        "IAPHUB's API looks a user up by user id only, not by "
-            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
-    }
-}

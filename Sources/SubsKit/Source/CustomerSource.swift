@@ -30,6 +30,8 @@ public protocol CustomerSource {
 
     /// Applies a grant or revoke to every id (all or nothing; nothing written with `dryRun`),
     /// stamped `now`; the answer holds each customer's entitlement status at `t` (nil: now).
+    /// Callers go through `checkedApply`: a source relies on `checkWrite` having passed (no dry run
+    /// or batch asked of one that lacks it, no grant ending in the past).
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer
 
     /// Ids of every customer, and of every entitlement a product unlocks (completion, checks).
@@ -82,6 +84,27 @@ extension CustomerSource {
     public func require(_ capability: SourceCapabilities) throws {
         guard capabilities.contains(capability) else { throw NotOffered(whyNotOffered(capability)) }
     }
+
+    /// What a grant or revoke must meet before any source is asked, checked once for every
+    /// source from its capabilities, in this order: grants at all, a grant without an end, a dry
+    /// run, several customers at once (all or nothing), then an end that is not in the future.
+    /// Throws NotOffered (exit 64) or ChangeError.expirationNotInFuture (exit 64); sends nothing.
+    public func checkWrite(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws {
+        try require(.grants)
+        if case .grant(_, nil, _, _, _) = change { try require(.lifetimeGrants) }
+        if dryRun { try require(.dryRun) }
+        if let first = ids.first, ids.contains(where: { $0 != first }) { try require(.batchWrites) }
+        if case .grant(_, let expiration?, _, _, _) = change, expiration <= now {
+            throw ChangeError.expirationNotInFuture(expiration)
+        }
+    }
+
+    /// `apply` after `checkWrite`: the one way a command writes through a source.
+    public func checkedApply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
+                             dryRun: Bool) throws -> ChangeAnswer {
+        try checkWrite(change, to: ids, now: now, dryRun: dryRun)
+        return try apply(change, to: ids, now: now, at: t, dryRun: dryRun)
+    }
 }
 
 /// Which purchases count toward an entitlement (`check --environment`); grants always count.
@@ -117,8 +140,13 @@ public struct SourceCapabilities: OptionSet, Sendable {
     public static let lifetimeGrants = SourceCapabilities(rawValue: 1 << 3)
     /// Status at any T from the records themselves (not a projection of today's answer).
     public static let evaluationAtAnyInstant = SourceCapabilities(rawValue: 1 << 4)
+    /// A grant or revoke that only says what it would do (`--dry-run`).
+    public static let dryRun = SourceCapabilities(rawValue: 1 << 5)
+    /// A grant or revoke of several customers at once, all or nothing.
+    public static let batchWrites = SourceCapabilities(rawValue: 1 << 6)
 
-    public static let all: SourceCapabilities = [.history, .renewalCounts, .grants, .lifetimeGrants, .evaluationAtAnyInstant]
+    public static let all: SourceCapabilities = [.history, .renewalCounts, .grants, .lifetimeGrants, .evaluationAtAnyInstant,
+                                                 .dryRun, .batchWrites]
 }
 
 /// A source that cannot do what was asked: the CLI says `reason` (which names what can) and

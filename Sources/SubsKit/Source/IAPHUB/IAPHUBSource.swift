@@ -241,3 +241,11 @@ extension IAPHUBSource {
         }
     }
 }
+
+// What its API can look a customer up by (SPEC section 6; README "find").
+extension IAPHUBSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "IAPHUB's API looks a user up by user id only, not by "
+            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
+    }
+}

@@ -28,9 +28,15 @@ public struct QonversionSource: CustomerSource {
         case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + Self.useV4
         case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; " + Self.useV4
         case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
+        case .dryRun: return "Qonversion's API v3 has no dry run; nothing was sent"
+        case .batchWrites: return "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; "
+            + "name one USER per grant or revoke"
         default: return "Qonversion's API v3 does not offer that"
         }
     }
+
+    /// Said when a write is asked with --offline (the command line refuses that before, for every provider).
+    static let writeNeedsNetwork = "a grant or revoke must reach Qonversion; it cannot be made --offline"
 
     /// What a v3 refusal of history or renew-count says next: API v4 has them, and how to ask it.
     static let useV4 = "API v4 lists a user's purchases: select it with --remote https://api.qonversion.io/v4 "
@@ -134,16 +140,17 @@ public struct QonversionSource: CustomerSource {
 
     // MARK: writing
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        guard !dryRun else { throw NotOffered("Qonversion's API v3 has no dry run; nothing was sent") }
-        guard cachePolicy != .offline else { throw NotOffered("a grant or revoke must reach Qonversion; it cannot be made --offline") }
-        var distinct: [String] = []
-        for id in ids where !distinct.contains(id) { distinct.append(id) }
-        guard distinct.count == 1, let id = distinct.first else {
-            throw NotOffered("Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; "
-                             + "name one USER per grant or revoke")
-        }
+    /// The one user a grant or revoke (v3 or v4) is for, resolved over the network: checkWrite
+    /// passed, so one user is named (once or more), with no dry run and an end in the future.
+    func writeTarget(_ ids: [String]) throws -> (id: String, user: (userId: String, alias: String?)) {
+        guard cachePolicy != .offline else { throw NotOffered(Self.writeNeedsNetwork) }
+        guard let id = ids.first else { throw NotOffered("a grant or revoke names a user") }
         guard let user = try resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        return (id, user)
+    }
+
+    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+        let (id, user) = try writeTarget(ids)
         let entitlement = change.entitlement
         let userPath = entitlementsPath(user.userId)
         var notes: [String] = []
@@ -153,7 +160,6 @@ public struct QonversionSource: CustomerSource {
         switch change {
         case .grant(_, let expiration, let reason, _, _):
             guard let expiration else { throw NotOffered(whyNotOffered(.lifetimeGrants)) }
-            guard expiration > now else { throw ChangeError.expirationNotInFuture(expiration) }
             let body = JSONValue.object(JSONObject([("id", .string(entitlement)), ("expires", .number(String(expiration.seconds)))]))
             let answer = try write { try client.send("POST", userPath, body: Array(JSONWriter.compact(body).utf8)) }
             guard (200..<300).contains(answer.response.status) else {
@@ -265,5 +271,13 @@ public struct QonversionSource: CustomerSource {
             return answer.jsonObject?["error"]?.objectValue == nil ? wrongBaseURL(answer) : RemoteError.notFound(url: answer.url)
         default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(status): \(words)")
         }
+    }
+}
+
+// What its API can look a customer up by (SPEC section 6; README "find").
+extension QonversionSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "Qonversion's API looks a user up by identity or QON_ user id only, not by "
+            + (kind == .attributes ? "attribute" : kind == .emails ? "email" : "transaction or order id")
     }
 }

@@ -40,7 +40,12 @@ public struct QonversionV4Source: CustomerSource {
     public var capabilities: SourceCapabilities { [.history, .renewalCounts, .grants, .lifetimeGrants] }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
-        "Qonversion's API v4 does not offer that"
+        switch capability {
+        case .dryRun: return "Qonversion's API v4 has no dry run; nothing was sent"
+        case .batchWrites: return "Qonversion's API v4 changes one user per request, so a batch could not be all or nothing; "
+            + "name one USER per grant or revoke"
+        default: return "Qonversion's API v4 does not offer that"
+        }
     }
 
     /// Checked before anything is sent: a project key would only meet 401/403.

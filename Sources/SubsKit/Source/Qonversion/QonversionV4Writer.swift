@@ -10,15 +10,7 @@ struct QonversionV4Writer {
     private var v3: QonversionSource { source.v3 }
 
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        guard !dryRun else { throw NotOffered("Qonversion's API v4 has no dry run; nothing was sent") }
-        guard source.cachePolicy != .offline else { throw NotOffered("a grant or revoke must reach Qonversion; it cannot be made --offline") }
-        var distinct: [String] = []
-        for id in ids where !distinct.contains(id) { distinct.append(id) }
-        guard distinct.count == 1, let id = distinct.first else {
-            throw NotOffered("Qonversion's API v4 changes one user per request, so a batch could not be all or nothing; "
-                             + "name one USER per grant or revoke")
-        }
-        guard let user = try v3.resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        let (id, user) = try v3.writeTarget(ids)
         let entitlement = change.entitlement
         let userPath = "/users/" + RemoteURL.segment(user.userId) + "/entitlements"
         let record = CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? [])
@@ -28,7 +20,6 @@ struct QonversionV4Writer {
         let requestDate: Instant
         switch change {
         case .grant(_, let expiration, let reason, _, _):
-            if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
             var members: [(String, JSONValue)] = [("id", .string(entitlement))]
             if let expiration { members.append(("expires", .number(String(expiration.seconds)))) }
             let body = Array(JSONWriter.compact(.object(JSONObject(members))).utf8)

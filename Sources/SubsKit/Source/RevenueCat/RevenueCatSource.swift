@@ -50,10 +50,13 @@ public struct RevenueCatSource: CustomerSource {
     public var capabilities: SourceCapabilities { [.history, .grants, .lifetimeGrants] }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
-        if capability == .renewalCounts {
+        switch capability {
+        case .renewalCounts:
             return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store (--store, or --remote to subs serve) counts renewals"
+        case .dryRun: return "RevenueCat's API v1 has no dry run; nothing was sent"
+        case .batchWrites: return "RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)"
+        default: return "RevenueCat's API v1 does not offer that"
         }
-        return "RevenueCat's API v1 does not offer that"
     }
 
     /// Why a v1 history is incomplete (the document's `incompleteReason`, said on stderr).
@@ -161,10 +164,8 @@ public struct RevenueCatSource: CustomerSource {
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
                       dryRun: Bool) throws -> ChangeAnswer {
-        guard !dryRun else { throw NotOffered("RevenueCat's API v1 has no dry run; nothing was sent") }
-        guard ids.count == 1, let id = ids.first else {
-            throw NotOffered("RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)")
-        }
+        // checkWrite passed: one customer (named once or more), no dry run, an end in the future.
+        guard let id = ids.first else { return ChangeAnswer(requestDate: now, customers: []) }
         // A write needs RevenueCat itself: --offline cannot send it, and the check before it
         // must not come from the cache.
         let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
@@ -176,7 +177,6 @@ public struct RevenueCatSource: CustomerSource {
         let grants: [Grant]
         switch change {
         case .grant(_, let expiration, let reason, _, let createMissing):
-            if let expiration, expiration <= now { throw ChangeError.expirationNotInFuture(expiration) }
             if !createMissing {
                 let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
                 if before.createdEmpty {
@@ -263,5 +263,13 @@ public struct RevenueCatSource: CustomerSource {
         case 400..<500: return RevenueCatError.rejected(url: answer.url, status: answer.response.status, code: code, message: message)
         default: return RemoteError.protocolError(url: answer.url, reason: "unexpected HTTP status \(answer.response.status)")
         }
+    }
+}
+
+// What its API can look a customer up by (SPEC section 6; README "find").
+extension RevenueCatSource {
+    public func whyNotSearchable(_ kind: SearchKinds) -> String {
+        "RevenueCat's API v1 looks a customer up by app user id only (its dashboard and API v2 search "
+            + (kind == .attributes ? "attributes" : kind == .emails ? "emails" : "transaction and order ids") + ")"
     }
 }
