@@ -16,7 +16,7 @@ final class RevenueCatFidelityTests: RevenueCatTestCase {
     }
 
     private func assertFields(_ e: JSONObject, _ expected: [String: JSONValue], file: StaticString = #filePath, line: UInt = #line) {
-        var all = RevenueCatCheckTests.baseline.merging(expected) { $1 }
+        var all = PlatformEntitlement.baseline.merging(expected) { $1 }
         all["id"] = e["id"]
         XCTAssertEqual(Set(e.keys), Set(all.keys), file: file, line: line)
         for key in e.keys { XCTAssertEqual(e[key], all[key], key, file: file, line: line) }

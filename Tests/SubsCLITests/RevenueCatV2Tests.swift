@@ -86,25 +86,6 @@ class RevenueCatV2TestCase: XCTestCase {
 }
 
 final class RevenueCatV2CheckTests: RevenueCatV2TestCase {
-    static let baseline: [String: JSONValue] = [
-        "isActive": .bool(true), "state": .string("active"), "renewState": .string("willRenew"), "willRenew": .bool(true),
-        "periodType": .string("normal"), "source": .string("appstore"), "grantType": .string("purchase"),
-        "productId": .null, "startedDate": .null, "trialStartDate": .null, "firstPurchaseDate": .null,
-        "lastPurchaseDate": .null, "expirationDate": .null, "gracePeriodExpirationDate": .null,
-        "billingIssueDetectedAt": .null, "autoRenewDisableDate": .null, "autoResumeDate": .null,
-        "renewalProductId": .null, "renewsCount": .null, "isSandbox": .bool(false), "lastActivatedOfferCode": .null,
-        "grantId": .null, "transactions": .array([]), "otherActiveSources": .array([]),
-    ]
-
-    private func assertEntitlement(_ doc: JSONValue, _ id: String, _ fields: [String: JSONValue],
-                                   file: StaticString = #filePath, line: UInt = #line) {
-        guard let e = doc["entitlements"]?[id]?.objectValue else { return XCTFail("no entitlement \(id)", file: file, line: line) }
-        var expected = Self.baseline.merging(fields) { $1 }
-        expected["id"] = .string(id)
-        XCTAssertEqual(Set(e.keys), Set(expected.keys), file: file, line: line)
-        for key in e.keys { XCTAssertEqual(e[key], expected[key], "\(id).\(key)", file: file, line: line) }
-    }
-
     func testAppStoreSubscriptionFieldByField() throws {
         let doc = try json(["check", "alice"])
         XCTAssertEqual(doc["customerId"], .string("alice"))
