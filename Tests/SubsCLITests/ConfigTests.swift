@@ -179,6 +179,28 @@ final class ConfigTests: XCTestCase {
         XCTAssertNotNil(configError(["check", "a", "--json"], environment: ["SUBS_CONFIG": path]))
     }
 
+    func testABadRemoteURLIsShownWithoutAnyCharacterATerminalActsOn() throws {
+        // Found by the config fuzzer: a C1 control (U+0093) in an unparseable URL reached the
+        // message raw. Every place a URL can come from, every kind of hidden character.
+        let hostile = ["fi\u{93}eot", "x\u{1b}[2J", "a\u{202e}b", "h\u{200b}\u{feff}", "\u{85}"]
+        for (index, junk) in hostile.enumerated() {
+            let path = try write("remote = \(junk)\n", to: "url\(index)")
+            let messages = [
+                configError(["check", "a"], environment: ["SUBS_CONFIG": path]),
+                configError(["check", "a"], environment: ["SUBS_REMOTE": junk]),
+                usageError(["check", "a", "--remote", junk], environment: [:])?.message,
+            ]
+            for message in messages {
+                let message = try XCTUnwrap(message, "no error for \(junk.debugDescription)")
+                XCTAssertTrue(message.contains("invalid remote URL"), message)
+                let bad = message.unicodeScalars.first {
+                    [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+                }
+                XCTAssertNil(bad, "\(message.debugDescription) carries U+\(String(bad?.value ?? 0, radix: 16))")
+            }
+        }
+    }
+
     func testBadEnvironmentValueNamesTheVariable() {
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_FORMAT": "xml"]),
                        "SUBS_FORMAT: 'xml' is not one of table, json, jsonl, tsv")

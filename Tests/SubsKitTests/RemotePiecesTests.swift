@@ -110,6 +110,8 @@ final class RemotePiecesTests: XCTestCase {
         XCTAssertFalse(RemoteURL.display("not a url ?key=\(secret)").contains(secret))
         XCTAssertFalse(RemoteURL.display("weird://\(secret)@host").contains(secret))
         XCTAssertEqual(RemoteURL.display("https://h/\u{1b}[31m"), "https://h/%1B%5B31m")
+        // Unparseable text keeps its characters, but a control or an invisible one as a URL spells it.
+        XCTAssertEqual(RemoteURL.display("fi\u{93}x \u{1b}[2J\u{202e}"), "fi%C2%93x %1B[2J%E2%80%AE")
     }
 
     func testPathSegmentIsPercentEncoded() {

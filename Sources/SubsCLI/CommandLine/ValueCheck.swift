@@ -30,7 +30,8 @@ enum ValueCheck {
             do {
                 _ = try RemoteURL(text)
             } catch {
-                throw ValueProblem(reason: "\(error)")
+                // Reasons are printed as they are: whatever the URL held is escaped here.
+                throw ValueProblem(reason: Terminal.escape("\(error)"))
             }
             return .text(text)
         case .date:

@@ -116,8 +116,16 @@ public struct RemoteURL: Sendable, Equatable {
                 if start <= at { text = String(text[..<start]) + String(text[text.index(after: at)...]) }
             }
         }
+        // Controls (C0, DEL, C1) and invisible or reordering characters are percent-encoded, as
+        // a URL spells them: the result holds nothing a terminal acts on, and no backslash that
+        // a message escaper would double.
         return String(text.unicodeScalars.map { s -> String in
-            s.value < 0x20 || s.value == 0x7F ? "\\u{\(String(s.value, radix: 16))}" : String(s)
+            switch s.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                return String(s).utf8.map { "%" + ($0 < 0x10 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+            default:
+                return String(s)
+            }
         }.joined().prefix(300))
     }
 
