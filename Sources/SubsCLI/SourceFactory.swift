@@ -48,7 +48,6 @@ enum SourceFactory {
             throw CommandFailure(.configError, "provider \(provider.name) needs an API key: --api-key-file, SUBS_API_KEY_FILE or SUBS_API_KEY")
         }
         return try provider.makeSource(ProviderSetup(client: client, cachePolicy: policy, clock: context.clock,
-                                                     environment: invocation.global.iaphubEnvironment,
-                                                     platform: invocation.global.iaphubPlatform))
+                                                     settings: invocation.global.providerSettings))
     }
 }

@@ -76,7 +76,7 @@ final class OptionTableTests: XCTestCase {
             "SUBS_LOCK_TIMEOUT": "0.5", "SUBS_TEST_PAUSE_FOR": "2", "SUBS_TEST_PAUSE_AT": "renaming",
         ]).global
         XCTAssertEqual(global.apiKey, "k1")
-        XCTAssertEqual(global.iaphubEnvironment, "staging")
+        XCTAssertEqual(global.providerSettings[IAPHUBSource.environmentSetting.key], "staging")
         XCTAssertEqual(global.serverToken, "t0k")
         XCTAssertEqual(global.lockTimeout, 0.5)
         XCTAssertEqual(global.writePause, WritePause(step: "renaming", seconds: 2))
@@ -85,6 +85,34 @@ final class OptionTableTests: XCTestCase {
         XCTAssertEqual(empty.apiKey, "")
         XCTAssertNil(empty.serverToken)
         XCTAssertNil(try invocation(["check", "a"]).global.writePause)
+    }
+
+    /// A provider's own settings are declared on its descriptor only: each becomes a global
+    /// option (flag, variable, config key) or a documented variable, and its value, from any of
+    /// them, reaches the provider's source under the setting's key.
+    func testEveryProviderSettingIsDeclaredFromItsDescriptorAndReachesItsSource() throws {
+        let settings = ProviderDescriptor.registered.flatMap(\.settings)
+        XCTAssertFalse(settings.isEmpty)
+        let documented = Set(EnvironmentSpec.documented.map(\.name))
+        for setting in settings {
+            XCTAssertTrue(documented.contains(setting.environment), setting.environment)
+            let value = setting.choices?.last { $0 != setting.defaultValue } ?? "staging"
+            let fromEnvironment = try invocation(["check", "a"], environment: [setting.environment: value]).global
+            XCTAssertEqual(fromEnvironment.providerSettings[setting.key], value, setting.environment)
+            guard let long = setting.option else {
+                XCTAssertNil(CommandLineSpec.globalOption(named: setting.key), "\(setting.key) is a variable only")
+                continue
+            }
+            let option = try XCTUnwrap(CommandLineSpec.globalOption(named: long))
+            XCTAssertEqual(option.environment, setting.environment)
+            XCTAssertEqual(option.defaultValue, setting.defaultValue)
+            XCTAssertTrue(ConfigFile.keys.contains(long))
+            XCTAssertEqual(try invocation(["check", "a", "--" + long, value]).global.providerSettings[setting.key], value)
+            if let choices = setting.choices {
+                XCTAssertEqual(option.kind?.choices, choices)
+                XCTAssertNotNil(usageError(["check", "a", "--" + long, "no-such-" + long]))
+            }
+        }
     }
 
     func testACommandOptionTakesItsEnvironmentVariable() throws {

@@ -39,10 +39,6 @@ public enum EnvironmentSpec {
         "SUBS_API_KEY", emptyIsUnset: false,
         help: "The API key itself, when no key file is given. It is never printed, logged or cached.",
         store: { value, options in options.apiKey = value })
-    static let iaphubEnvironment = EnvironmentVariable(
-        "SUBS_IAPHUB_ENVIRONMENT",
-        help: "The IAPHUB environment --provider iaphub asks for; default production. Any other makes isSandbox true.",
-        store: { value, options in options.iaphubEnvironment = value })
     static let now = EnvironmentVariable(
         "SUBS_NOW",
         help: "An ISO 8601 date-time that replaces the clock for the whole process: status, grant and revocation "
@@ -90,10 +86,17 @@ public enum EnvironmentSpec {
 
     /// The variables without an option of their own, in the order the man page lists them;
     /// the resolver reads those with a `store` in this order.
-    static let variables: [EnvironmentVariable] = [
-        apiKey, iaphubEnvironment, now, user, lockTimeout, serverToken, noColor, term, columns, home,
+    static let variables: [EnvironmentVariable] = [apiKey] + providerVariables + [
+        now, user, lockTimeout, serverToken, noColor, term, columns, home,
         xdgDataHome, xdgConfigHome, xdgCacheHome, httpsProxy, testPauseAt, testPauseFor,
     ]
+
+    /// The variables a provider reads without an option (ProviderDescriptor.settings).
+    static let providerVariables: [EnvironmentVariable] = ProviderDescriptor.registered.flatMap(\.settings).compactMap { setting in
+        guard setting.option == nil else { return nil }
+        return EnvironmentVariable(setting.environment, help: setting.help,
+                                   store: { value, options in options.providerSettings[setting.key] = value })
+    }
 
     /// Every documented variable: the global options' (`As --store: ...`), the command options'
     /// (SUBS_ACTOR), then the others.

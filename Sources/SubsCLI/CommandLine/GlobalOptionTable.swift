@@ -23,7 +23,15 @@ struct GlobalOption: Sendable {
 }
 
 enum GlobalOptionTable {
-    static let entries: [GlobalOption] = [
+    static let entries: [GlobalOption] = common + providerOptions + [
+        // Read before everything else (it says where the other settings are): ConfigFile.location.
+        GlobalOption(OptionSpec("config", kind: .file, valueName: "PATH", environment: "SUBS_CONFIG",
+                                defaultValue: "$XDG_CONFIG_HOME/subs/config", help: "Config file"), nil),
+        GlobalOption(OptionSpec("help", short: "h", help: "Show help"), nil),
+        GlobalOption(OptionSpec("version", help: "Show the version"), nil),
+    ]
+
+    private static let common: [GlobalOption] = [
         GlobalOption(OptionSpec("store", kind: .file, valueName: "PATH", environment: "SUBS_STORE",
                                 defaultValue: "$XDG_DATA_HOME/subs/store.json", help: "The local JSON store"),
                      config: true, text { $0.store = $1 }),
@@ -59,17 +67,16 @@ enum GlobalOptionTable {
         GlobalOption(OptionSpec("max-age", kind: .duration, valueName: "DURATION",
                                 help: "Remote: answer from the cache when it is younger than DURATION"),
                      typed({ $0.duration }) { $0.maxAge = $1 }),
-        GlobalOption(OptionSpec("iaphub-platform", kind: .choice(IAPHUBSource.platforms), valueName: "PLATFORM",
-                                environment: "SUBS_IAPHUB_PLATFORM", defaultValue: IAPHUBSource.defaultPlatform,
-                                help: "IAPHUB: whose store sku each product carries (IAPHUB's platform parameter; "
-                                    + "it does not filter products)"),
-                     config: true, text { $0.iaphubPlatform = $1 }),
-        // Read before everything else (it says where the other settings are): ConfigFile.location.
-        GlobalOption(OptionSpec("config", kind: .file, valueName: "PATH", environment: "SUBS_CONFIG",
-                                defaultValue: "$XDG_CONFIG_HOME/subs/config", help: "Config file"), nil),
-        GlobalOption(OptionSpec("help", short: "h", help: "Show help"), nil),
-        GlobalOption(OptionSpec("version", help: "Show the version"), nil),
     ]
+
+    /// The options a provider declares (ProviderDescriptor.settings), which the config file may
+    /// also set; their values reach the provider's source as they are.
+    private static let providerOptions: [GlobalOption] = ProviderDescriptor.registered.flatMap(\.settings).compactMap { setting in
+        guard let long = setting.option else { return nil }
+        let spec = OptionSpec(long, kind: setting.choices.map { .choice($0) } ?? .nonEmptyText, valueName: setting.valueName,
+                              environment: setting.environment, defaultValue: setting.defaultValue, help: setting.help)
+        return GlobalOption(spec, config: true, text { $0.providerSettings[setting.key] = $1 })
+    }
 
     static func entry(named long: String) -> GlobalOption? { entries.first { $0.spec.long == long } }
 

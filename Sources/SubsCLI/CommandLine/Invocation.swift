@@ -65,14 +65,13 @@ public struct GlobalOptions: Equatable, Sendable {
     public var timeout: Double = 10
     public var offline: Bool = false
     public var maxAge: ISODuration?
-    /// IAPHUB's `platform` query value (`--iaphub-platform`).
-    public var iaphubPlatform: String = IAPHUBSource.defaultPlatform
     /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not wait).
     public var lockTimeout: Double = 10
     /// `SUBS_API_KEY`: the key itself, used when no key file is named.
     public var apiKey: String?
-    /// `SUBS_IAPHUB_ENVIRONMENT`: the IAPHUB environment asked for (nil: production).
-    public var iaphubEnvironment: String?
+    /// The provider settings that were set (`--iaphub-platform`, `SUBS_IAPHUB_ENVIRONMENT`…), by
+    /// `ProviderSetting.key`, for the provider's source to read.
+    public var providerSettings: [String: String] = [:]
     /// `SUBS_SERVER_TOKEN`: the token `serve` requires when no --token-file is given.
     public var serverToken: String?
     /// Test hook (`SUBS_TEST_PAUSE_AT`, `SUBS_TEST_PAUSE_FOR`): where the store writer pauses.

@@ -68,8 +68,8 @@ enum ManProse {
         Settings come from, in order of precedence: options on the command line, environment \
         variables, the config file, and defaults. \
         An empty environment variable counts as unset. \
-        The config file holds key = value lines whose keys are the long names of the options store, \
-        remote, provider, api-key-file, format, color, timeout and iaphub-platform. \
+        The config file holds key = value lines whose keys are the long names of the options \
+        \(ConfigFile.keys.dropLast().joined(separator: ", ")) and \(ConfigFile.keys.last ?? ""). \
         A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
         and a path starting with ~/ is taken from the home directory. \
         An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
@@ -80,50 +80,7 @@ enum ManProse {
         The --help and --version options, help and completion work whatever the environment and the \
         config file hold.
         """,
-        """
-        With --provider revenuecat, subs speaks RevenueCat's REST API v1, at \
-        https://api.revenuecat.com/v1 unless --remote names another base URL, with the API key as a \
-        bearer token; grant and revoke need a secret key. \
-        check maps each entitlement of the subscriber answer; a subscriber that RevenueCat created \
-        empty on the lookup itself is a customer not found, exit status 3. \
-        A Google Play prepaid plan (period_type prepaid) keeps periodType prepaid and never renews: \
-        renewState nonRenewable, willRenew false. \
-        The API has no renewal counts, so renew-count is exit status 69, and no transaction list: \
-        history shows the purchase, cancellation, billing issue and refund dates the answer holds, with a note. \
-        --at re-evaluates the current record at DATE instead of replaying history, and says so in a note. \
-        grant and revoke change one customer at a time, have no --dry-run, and are never retried.
-        With --provider qonversion, subs reads Qonversion's REST API v3 at https://api.qonversion.io/v3 \
-        (--remote only for another base URL). \
-        A USER starting with QON_ is a Qonversion user id; any other USER is an identity, resolved first, \
-        and its QON_ id is shown as its alias. \
-        The project key reads; grant and revoke need the secret key (sk_…), and a project key used for \
-        them is exit status 77. \
-        Entitlements map field by field; requestDate is the Date of Qonversion's answer. \
-        v3 has no transactions and no renewal counts, so history and renew-count are refused (API v4 has them), \
-        renewsCount is null and transactions is empty; with --at the current record is projected to T, \
-        active when started is at or before T and expires after it, and a note says so. \
-        A grant needs an expiry (--lifetime is exit status 69), keeps no reason, and names one USER; \
-        --dry-run is exit status 69. \
-        A --remote whose last segment is v4 (https://api.qonversion.io/v4) speaks Qonversion's API v4, \
-        which needs the secret key (any other key is exit status 77): history lists the user's purchases \
-        (every page, up to 50; past that complete is false), renew-count counts the paid purchases after \
-        the first of each chain, and a grant may be --lifetime. v4 shows no refunds or trials on a purchase.
-        With --provider iaphub, --remote is required and names the IAPHUB app, as in \
-        https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
-        Authorization: ApiKey KEY. \
-        check asks GET {remote}/user/USER?environment=production&platform=ios (SUBS_IAPHUB_ENVIRONMENT, \
-        --iaphub-platform); each active product becomes one entitlement keyed by its group name, else \
-        its sku, else its group id or IAPHUB product id (a product without a sku on that platform), \
-        and consumables are ignored. \
-        requestDate is the server's Date header, and --at projects the current answer to that date \
-        with a note on standard error. \
-        history and renew-count read IAPHUB's purchase listing, GET {remote}/purchases?userId=USER \
-        (every page within the timeout, up to 20; past that complete is false): each purchase one \
-        transaction typed by its place in its originalPurchase chain, a refund at its refundDate, and \
-        renew-count counts the paid, unrefunded renewals of each chain. \
-        IAPHUB offers no manual grants, so grant and revoke are exit status 64. \
-        A batch check paces itself to 5 requests a second, IAPHUB's limit.
-        """,
+        providers,
         """
         An answer from the cache, whether asked for with --offline or --max-age or given because the \
         server cannot be reached, says so on standard error with its age, and is judged at the local \
@@ -136,11 +93,6 @@ enum ManProse {
         API's JSON), and any 404 of RevenueCat's GET /subscribers/{id}, which creates unknown app \
         users, means the base URL is wrong: exit status 78, naming the URL asked and the form the \
         base URL should have. \
-        With --provider subs the base URL is the address of subs serve, with or without /v1; every \
-        write option but --dry-run is carried, and an error answer shows the server's message and \
-        gives the exit status the same command gives on a local store (invalid_request 64, \
-        customer_not_found, entitlement_not_found and grant_not_found 3, invalid_store 65, \
-        store_unreadable 66, store_unwritable 73, busy 75, internal 70). \
         The platforms answer for now only: with --at, subs projects the current record to T, marks \
         the check document projected, and never makes an entitlement active before its first purchase \
         or start date, nor at or after its expiration. \
@@ -154,6 +106,11 @@ enum ManProse {
     ]
 
     /// One sentence per state, keyed by the enum so that a new state cannot be left out.
+    /// The providers' paragraph: each registered provider's own (ProviderDescriptor.manual).
+    static var providers: String {
+        ProviderDescriptor.registered.map(\.manual).joined(separator: " ")
+    }
+
     static func state(_ state: EntitlementState) -> String {
         switch state {
         case .active: return "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."

@@ -4,22 +4,55 @@
 // What a source can do (history, grants…) is its `capabilities`, since it depends on the API
 // version the base URL names.
 
+/// A setting only one provider reads: a global option (`--iaphub-platform`, which the config
+/// file and its environment variable may also set) or an environment variable alone
+/// (`SUBS_IAPHUB_ENVIRONMENT`). The command line declares, checks and documents it from here;
+/// its value reaches the source through `ProviderSetup.settings`.
+public struct ProviderSetting: Sendable {
+    /// The option's long name without dashes, also its config file key; nil: environment only.
+    public var option: String?
+    public var environment: String
+    /// The words it takes; nil: any text that is not empty.
+    public var choices: [String]?
+    /// How the value is shown in help (`PLATFORM`).
+    public var valueName: String
+    /// Used when nothing sets it; documented in help and the man page.
+    public var defaultValue: String?
+    /// An option's help is a phrase (`--help` style); an environment variable's a sentence.
+    public var help: String
+
+    public init(option: String? = nil, environment: String, choices: [String]? = nil, valueName: String = "VALUE",
+                defaultValue: String? = nil, help: String) {
+        self.option = option
+        self.environment = environment
+        self.choices = choices
+        self.valueName = valueName
+        self.defaultValue = defaultValue
+        self.help = help
+    }
+
+    /// Where its value is kept in `ProviderSetup.settings`.
+    public var key: String { option ?? environment }
+}
+
 /// What a provider's source is made from: the client of its base URL and the options that apply.
 public struct ProviderSetup {
     public var client: RemoteClient
     public var cachePolicy: CachePolicy
     public var clock: any Clock
-    /// The store environment asked for (`SUBS_IAPHUB_ENVIRONMENT`); nil: production.
-    public var environment: String?
-    /// The app store whose product ids are asked for (`--iaphub-platform`).
-    public var platform: String?
+    /// The values of the provider settings that were set, by `ProviderSetting.key`, checked.
+    public var settings: [String: String]
 
-    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock, environment: String? = nil, platform: String? = nil) {
+    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock, settings: [String: String] = [:]) {
         self.client = client
         self.cachePolicy = cachePolicy
         self.clock = clock
-        self.environment = environment
-        self.platform = platform
+        self.settings = settings
+    }
+
+    /// The value of `setting`: what was set, else its default.
+    public func value(of setting: ProviderSetting) -> String? {
+        settings[setting.key].flatMap { $0.isEmpty ? nil : $0 } ?? setting.defaultValue
     }
 }
 
@@ -36,12 +69,20 @@ public struct ProviderDescriptor: Sendable {
     public var needsKey: Bool
     /// The transport its rate limit needs (the given one when it has none to keep to).
     public var pace: @Sendable (HTTPTransport) -> HTTPTransport
+    /// The options and environment variables only this provider reads.
+    public var settings: [ProviderSetting]
+    /// Its paragraph in the man page: where it asks, with which key, what maps to what, what it
+    /// cannot do (plain text, sentences; docs/providers.md has the field-by-field tables).
+    public var manual: String
     public var makeSource: @Sendable (ProviderSetup) throws -> CustomerSource
 
     public init(name: String, defaultBaseURL: String? = nil, remoteRequired: String? = nil, keyScheme: APIKeyScheme = .bearer,
                 needsKey: Bool = true, pace: @escaping @Sendable (HTTPTransport) -> HTTPTransport = { $0 },
+                settings: [ProviderSetting] = [], manual: String,
                 makeSource: @escaping @Sendable (ProviderSetup) throws -> CustomerSource) {
         self.name = name
+        self.settings = settings
+        self.manual = manual
         self.defaultBaseURL = defaultBaseURL
         self.remoteRequired = remoteRequired
         self.keyScheme = keyScheme
