@@ -217,7 +217,9 @@ enum ManProse {
             + "entitlements maps each entitlement id to an object with the fields above; each element of its "
             + "transactions holds transactionId, originalTransactionId, productId, type, transactionDate, "
             + "expirationDate, source, environment, ownershipType, offerCode, orderId and transactionRevocationDate."),
-        ("history", "customerId, requestedId, requestDate, provider (store, subs, revenuecat, qonversion or iaphub: who answered), "
+        ("history", "customerId, requestedId, requestDate, provider (store, "
+            + ProviderDescriptor.registered.dropLast().map(\.name).joined(separator: ", ")
+            + " or \(ProviderDescriptor.registered.last?.name ?? ""): who answered), "
             + "complete (false when the provider cannot give the whole history), incompleteReason (why, in one sentence, "
             + "also said on stderr; null when complete), entries. Each entry has date, kind (transaction, refund, event or grant), "
             + "type and entitlements; transactions add transactionId, originalTransactionId, productId, "
