@@ -12,7 +12,7 @@ enum SourceFactory {
         }
         if let required = provider.remoteRequired { throw UsageError(required) }
         return RecordSource(records: LocalStore(path: Commands.storePath(invocation, context),
-                                                lockTimeout: invocation.global.lockTimeout,
+                                                lockTimeout: invocation.global.lockWait,
                                                 writePause: invocation.global.writePause),
                             clock: context.clock)
     }

@@ -118,6 +118,29 @@ final class ServeEndToEndTests: XCTestCase {
         XCTAssertTrue(try get(server.port, "/v1/customers/alice").hasPrefix("HTTP/1.1 200"))
     }
 
+    /// A store another writer keeps locked: through serve, with every timeout at its default,
+    /// the client hears 503 busy (exit 75, as on the local store) before its own --timeout
+    /// (10 s) would make it exit 69 as if the server were unreachable.
+    func testABusyStoreThroughServeIsExit75WithTheDefaultTimeouts() throws {
+        let dir = TempDir()
+        let server = try startServer(in: dir)
+        let lock = open(server.store + ".lock", O_RDWR | O_CREAT, 0o600)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        defer { close(lock) }
+        XCTAssertEqual(flock(lock, LOCK_EX), 0)
+        let started = Date()
+        let result = try Binary.run(["--remote", "http://127.0.0.1:\(server.port)", "grant", "alice", "premium", "--duration", "P7D"],
+                                    removing: ["SUBS_LOCK_TIMEOUT", "SUBS_TIMEOUT"])
+        let waited = Date().timeIntervalSince(started)
+        flock(lock, LOCK_UN)
+        XCTAssertEqual(result.status.rawValue, 75, result.stderr)
+        XCTAssertTrue(result.stderr.contains("busy") || result.stderr.contains("lock"), result.stderr)
+        XCTAssertLessThan(waited, 9.5, "the answer came after \(waited) s")
+        // Once the lock is free the same grant lands.
+        let again = try Binary.run(["--remote", "http://127.0.0.1:\(server.port)", "grant", "alice", "premium", "--duration", "P7D"])
+        XCTAssertEqual(again.status, .success, again.stderr)
+    }
+
     func testServeOnAFIFOStoreSaysSoAtOnce() throws {
         let dir = TempDir()
         let fifo = dir.path + "/store.json"

@@ -65,8 +65,9 @@ public struct GlobalOptions: Equatable, Sendable {
     public var timeout: Double = 10
     public var offline: Bool = false
     public var maxAge: ISODuration?
-    /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not wait).
-    public var lockTimeout: Double = 10
+    /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not
+    /// wait); nil: not set, and the command's default applies (`lockWait`).
+    public var lockTimeout: Double?
     /// `SUBS_API_KEY`: the key itself, used when no key file is named.
     public var apiKey: String?
     /// The provider settings that were set (`--iaphub-platform`, `SUBS_IAPHUB_ENVIRONMENT`…), by
@@ -83,6 +84,9 @@ public struct GlobalOptions: Equatable, Sendable {
     public var warnings: [String] = []
 
     public init() {}
+
+    /// What a command writing the store waits for its lock: SUBS_LOCK_TIMEOUT, else 10 s.
+    public var lockWait: Double { lockTimeout ?? 10 }
 }
 
 /// An option value as checked against its kind: commands never parse option text again.

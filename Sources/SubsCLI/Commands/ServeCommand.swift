@@ -11,6 +11,10 @@ import SubsKit
 enum ServeCommand {
     private typealias Options = CommandLineSpec.Options
 
+    /// What serve's writes wait for the store lock unless SUBS_LOCK_TIMEOUT says: half the
+    /// client's default --timeout (10 s).
+    static let lockWait: Double = 5
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let (host, port) = invocation.hostPort(Options.listen) ?? ("127.0.0.1", 8787)
         let token = try serverToken(invocation, context)
@@ -19,7 +23,9 @@ enum ServeCommand {
                              + "without one, only loopback addresses are served", command: .serve)
         }
         let path = Commands.storePath(invocation, context)
-        let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout,
+        // A write waits for the lock less than a client with the default --timeout waits for its
+        // answer, so that a busy store reaches it as 503 busy (exit 75), not as a timeout (69).
+        let store = LocalStore(path: path, lockTimeout: invocation.global.lockTimeout ?? Self.lockWait,
                                writePause: invocation.global.writePause)
         let api = SubsAPI(store: store, token: token, clock: context.clock)
         // A store that cannot be served is said now, not at the first request (and one that is

@@ -10,7 +10,7 @@ enum StoreCommands {
         let path = Commands.storePath(invocation, context)
         let demo = invocation.flag(CommandLineSpec.Options.demo)
         let text = demo ? DemoStore.json : emptyStore
-        try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: invocation.global.lockTimeout,
+        try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: invocation.global.lockWait,
                                     pause: invocation.global.writePause)
         guard !invocation.global.quiet else { return .success }
         context.writeOut(try Output.render(StoreInitResult(path: path, demo: demo), style: Commands.style(invocation, context)))
