@@ -106,16 +106,7 @@ enum BashCompletion {
             let words = CompletionModel.subcommands(of: group).map(\.word).joined(separator: " ")
             s += "        \(group.name)) _subs_add_words \(CompletionModel.shQuoted(words)) ;;\n"
         }
-        for spec in CommandLineSpec.visibleCommands {
-            let rules = CompletionModel.positionRules(spec)
-            if rules.isEmpty { continue }
-            s += "        \(CompletionModel.casePattern(spec)))\n"
-            for rule in rules {
-                let test = CompletionModel.positionTest(rule)
-                s += "            if ((\(test))); then \(code(rule.action)); fi\n"
-            }
-            s += "            ;;\n"
-        }
+        s += CompletionModel.positionArms(indent: "        ", step: "    ", test: { "((\($0)))" }, code: code)
         s += """
                 esac
                 return 0

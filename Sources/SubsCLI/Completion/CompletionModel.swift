@@ -124,6 +124,24 @@ enum CompletionModel {
         spec.words.count > 1 ? "\"\(spec.name.rawValue)\"" : spec.name.rawValue
     }
 
+    /// The `case` arms (bash and zsh alike) that complete each command's arguments by position:
+    /// `indent` before each pattern and `indent` + `step` before the lines under it; `test`
+    /// wraps the arithmetic test in the shell's brackets.
+    static func positionArms(indent: String, step: String, test: (String) -> String,
+                             code: (CompletionAction) -> String) -> String {
+        var s = ""
+        for spec in CommandLineSpec.visibleCommands {
+            let rules = positionRules(spec)
+            if rules.isEmpty { continue }
+            s += "\(indent)\(casePattern(spec)))\n"
+            for rule in rules {
+                s += "\(indent)\(step)if \(test(positionTest(rule))); then \(code(rule.action)); fi\n"
+            }
+            s += "\(indent)\(step);;\n"
+        }
+        return s
+    }
+
     /// The arithmetic test (bash and zsh alike) for the positions a rule covers.
     static func positionTest(_ rule: PositionRule) -> String {
         guard let through = rule.through else { return "npos >= \(rule.from)" }

@@ -96,16 +96,7 @@ enum ZshCompletion {
             s += describeEntries(CompletionModel.subcommands(of: group).map { ($0.word, $0.abstract) }, indent: 10)
             s += "        )\n        _describe -t commands subcommand subcommands\n      fi ;;\n"
         }
-        for spec in CommandLineSpec.visibleCommands {
-            let rules = CompletionModel.positionRules(spec)
-            if rules.isEmpty { continue }
-            s += "    \(CompletionModel.casePattern(spec)))\n"
-            for rule in rules {
-                let test = CompletionModel.positionTest(rule)
-                s += "      if (( \(test) )); then \(code(rule.action)); fi\n"
-            }
-            s += "      ;;\n"
-        }
+        s += CompletionModel.positionArms(indent: "    ", step: "  ", test: { "(( \($0) ))" }, code: code)
         s += """
               esac
             }
