@@ -42,7 +42,7 @@ extension CustomerSource {
                 customerId: status.record.id, matchedBy: status.record.id == term ? .customerId : .alias,
                 email: FindMatch.email(of: status.record), activeEntitlements: status.activeEntitlementIds)])
         }
-        return FindAnswer(requestDate: answer.requestDate, results: results, notes: answer.notes, warnings: answer.warnings)
+        return FindAnswer(requestDate: answer.requestDate, results: results, remarks: answer.remarks)
     }
 }
 
@@ -52,6 +52,6 @@ extension RecordSource {
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
         let found = try records.find(query)
         let at = t ?? found.requestDate ?? clock.now()
-        return FindAnswer(requestDate: at, results: found.results(query.terms, at: at), notes: records.takeNotes())
+        return FindAnswer(requestDate: at, results: found.results(query.terms, at: at), remarks: records.takeRemarks())
     }
 }

@@ -1,8 +1,9 @@
 // The one seam between commands and where answers come from: statuses of ids at T, the history
 // of an id, and changes. A record-backed source (the local store, the subs REST API) computes
 // them with the rules; a vendor source (RevenueCat, Qonversion, IAPHUB) maps its own answers.
-// Each answer carries its requestDate and the notes the CLI says on stderr (the library never
-// prints); each source says what it can do, so "not offered" is one sentence and exit 64.
+// Each answer carries its requestDate and the notes and warnings the CLI says on stderr (Remarks,
+// collected one way by every source; the library never prints); each source says what it can do,
+// so "not offered" is one sentence and exit 64.
 
 public protocol CustomerSource {
     var capabilities: SourceCapabilities { get }

@@ -25,10 +25,7 @@ public struct RecordSource: CustomerSource {
         return answer.statuses.enumerated().map { index, status in
             var one = answer
             one.statuses = [status]
-            if index > 0 {
-                one.notes = []
-                one.warnings = []
-            }
+            if index > 0 { one.remarks = Remarks() }
             return one
         }
     }
@@ -44,7 +41,7 @@ public struct RecordSource: CustomerSource {
                                                counting: environment) }
         }
         return StatusAnswer(requestDate: at, statuses: evaluated,
-                            knownEntitlements: Set(lookup.catalog.entitlementIds), notes: records.takeNotes())
+                            knownEntitlements: Set(lookup.catalog.entitlementIds), remarks: records.takeRemarks())
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -54,7 +51,7 @@ public struct RecordSource: CustomerSource {
         let end = until ?? at
         return HistoryAnswer(requestDate: at, customerId: record.id, provider: records.provider,
                              entries: History.entries(of: record, catalog: lookup.catalog, until: end),
-                             notes: records.takeNotes(), knownEntitlements: Set(lookup.catalog.entitlementIds),
+                             remarks: records.takeRemarks(), knownEntitlements: Set(lookup.catalog.entitlementIds),
                              catalog: lookup.catalog,
                              accessEnds: AccessEnds.of(record, catalog: lookup.catalog, until: end))
     }
@@ -68,7 +65,7 @@ public struct RecordSource: CustomerSource {
              status: EntitlementRules.evaluate(customer.record, catalog: written.catalog, at: at)
                 .first { $0.id == change.entitlement })
         }
-        return ChangeAnswer(requestDate: at, customers: customers, notes: records.takeNotes())
+        return ChangeAnswer(requestDate: at, customers: customers, remarks: records.takeRemarks())
     }
 
     public func customerIds() throws -> [String] {

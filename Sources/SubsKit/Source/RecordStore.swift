@@ -14,8 +14,9 @@ public protocol RecordStore {
     /// Every customer id (shell completion).
     func customerIds() throws -> [String]
 
-    /// Warnings gathered since the last call (a remote answer from the cache), said on stderr.
-    func takeNotes() -> [String]
+    /// Remarks gathered since the last call (a remote answer from the cache), for the answer to
+    /// carry to stderr.
+    func takeRemarks() -> Remarks
 
     /// Who answers, as the history document names it: `store` (the local file), `subs` (serve).
     var provider: String { get }
@@ -24,7 +25,7 @@ public protocol RecordStore {
 }
 
 extension RecordStore {
-    public func takeNotes() -> [String] { [] }
+    public func takeRemarks() -> Remarks { Remarks() }
     public var provider: String { "store" }
 
     public func find(_ query: FindQuery) throws -> FoundRecords {

@@ -11,42 +11,40 @@ extension IAPHUBSource {
     public static let pageSize = 100
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         let deadline = client.now() + client.timeout
-        guard let user = try user(id, at: t, deadline: deadline, notes: &notes, warnings: &warnings) else { return nil }
-        let listing = try purchases(of: id, deadline: deadline, notes: &notes, warnings: &warnings)
+        guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else { return nil }
+        let listing = try purchases(of: id, deadline: deadline, remarks: &remarks)
         let at = t ?? user.served
         let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
         return HistoryAnswer(
             requestDate: at, customerId: id, provider: "iaphub",
             entries: IAPHUBPurchaseHistory.entries(listing.purchases, sandbox: environment != "production", until: until ?? at),
             complete: reason.isEmpty, incompleteReason: reason.isEmpty ? nil : reason.joined(separator: "; "),
-            notes: notes, warnings: warnings)
+            remarks: remarks)
     }
 
     public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         let deadline = client.now() + client.timeout
-        guard let user = try user(id, at: t, deadline: deadline, notes: &notes, warnings: &warnings) else {
-            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: notes, warnings: warnings)
+        guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
-        let listing = try purchases(of: id, deadline: deadline, notes: &notes, warnings: &warnings)
+        let listing = try purchases(of: id, deadline: deadline, remarks: &remarks)
         var status = user.status
         let counts = IAPHUBPurchaseHistory.renewsCounts(listing.purchases, products: Self.chosenProducts(user.answer),
                                                         until: t ?? user.served)
         for i in status.entitlements.indices { status.entitlements[i].renewsCount = counts[status.entitlements[i].id] ?? nil }
-        if let t { notes.append(Self.projectionNote(t)) }
+        if let t { remarks.note(Self.projectionNote(t)) }
         let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
-        return StatusAnswer(requestDate: status.requestDate, statuses: [status], notes: notes, warnings: warnings,
+        return StatusAnswer(requestDate: status.requestDate, statuses: [status], remarks: remarks,
                             complete: reason.isEmpty, incompleteReason: reason.isEmpty ? nil : reason.joined(separator: "; "))
     }
 
     /// Every page of the user's purchases, oldest first on the wire (`order=asc`), one malformed
     /// purchase left out and warned about; `unfinished` says why the listing stopped before its end.
-    func purchases(of id: String, deadline: Double, notes: inout [String],
-                   warnings: inout [String]) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
+    func purchases(of id: String, deadline: Double,
+                   remarks: inout Remarks) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
         var purchases: [IAPHUBPurchase] = []
         for page in 1...Self.pageCap {
             let spent = "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
@@ -55,27 +53,17 @@ extension IAPHUBSource {
             let path = "/purchases?userId=" + RemoteURL.segment(id) + "&environment=" + RemoteURL.segment(environment)
                 + "&page=\(page)&limit=\(Self.pageSize)&order=asc"
             let answer: RemoteAnswer
-            do { answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline) } catch RemoteError.timeout
-                where page > 1 {
+            do { answer = try get(path, customer: id, deadline: deadline, remarks: &remarks) } catch RemoteError.timeout where page > 1 {
                 // What was read is answered, said to be partial; a first page that cannot be had is the error.
                 return (purchases, spent)
             }
-            for note in answer.warnings where !notes.contains(note) { notes.append(note) }
-            switch answer.response.status {
-            case 200: break
-            case 404:
-                // The user was just found: a 404 here is no answer about them, whatever its body.
-                guard Self.isOwnError(answer) else {
-                    throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
-                }
-                throw answer.unexpectedStatusError()
-            default: throw answer.unexpectedStatusError()
-            }
+            // The user was just found: IAPHUB's own 404 here is no answer about them.
+            if answer.response.status == 404 { throw answer.unexpectedStatusError() }
             let decoded: IAPHUBPurchasePage
             do { decoded = try IAPHUBPurchasePage.decode(answer.response.body) } catch {
                 throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
             }
-            warnings += decoded.problems.map { $0.leftOut(of: "IAPHUB purchases of user '\(id)', page \(page)") }
+            remarks.leaveOut(decoded.problems, of: "IAPHUB purchases of user '\(id)', page \(page)")
             purchases += decoded.purchases
             guard decoded.hasNextPage else { return (purchases, nil) }
             // A server that says "more" after an empty page would be followed for nothing.

@@ -61,17 +61,16 @@ public struct IAPHUBSource: CustomerSource {
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         var statuses: [CustomerStatus?] = []
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         var lastDate: Instant?
         for id in ids {
-            guard let user = try user(id, at: t, notes: &notes, warnings: &warnings) else { statuses.append(nil); continue }
+            guard let user = try user(id, at: t, remarks: &remarks) else { statuses.append(nil); continue }
             lastDate = user.served
             statuses.append(user.status)
         }
         let requestDate = t ?? lastDate ?? clock.now()
-        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: requestDate, statuses: statuses, notes: notes, warnings: warnings)
+        if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: requestDate, statuses: statuses, remarks: remarks)
     }
 
     static func projectionNote(_ t: Instant) -> String {
@@ -86,25 +85,16 @@ public struct IAPHUBSource: CustomerSource {
         var served: Instant
     }
 
-    func user(_ id: String, at t: Instant?, deadline: Double? = nil, notes: inout [String], warnings: inout [String]) throws -> User? {
+    func user(_ id: String, at t: Instant?, deadline: Double? = nil, remarks: inout Remarks) throws -> User? {
         let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
             + "&platform=" + RemoteURL.segment(platform)
-        let answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline)
-        notes += answer.warnings
-        switch answer.response.status {
-        case 200: break
-        case 404:
-            guard Self.isOwnError(answer) else {
-                throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
-            }
-            return nil
-        default: throw answer.unexpectedStatusError()
-        }
+        let answer = try get(path, customer: id, deadline: deadline, remarks: &remarks)
+        if answer.response.status == 404 { return nil }
         let user: IAPHUBAnswer
         do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
             throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
         }
-        warnings += user.problems.map { $0.leftOut(of: "IAPHUB user '\(id)'") }
+        remarks.leaveOut(user.problems, of: "IAPHUB user '\(id)'")
         // IAPHUB's body carries no clock: its Date header is the server's. A cached answer is
         // judged at the local clock instead (SPEC section 6).
         let fromCache = answer.cacheAge != nil
@@ -114,6 +104,23 @@ public struct IAPHUBSource: CustomerSource {
         let status = CustomerStatus(record: CustomerRecord(id: id), requestedId: id, requestDate: t ?? served, projected: t != nil,
                                     entitlements: entitlements)
         return User(answer: user, status: status, served: served)
+    }
+
+    /// A GET of IAPHUB's API, what the client said of it noted: a 200, or IAPHUB's own 404 (its
+    /// error JSON) for the caller to read; a 404 with any other body is a base URL that is not
+    /// IAPHUB's, any other status an error.
+    func get(_ path: String, customer id: String, deadline: Double?, remarks: inout Remarks) throws -> RemoteAnswer {
+        let answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline)
+        remarks.note(from: answer)
+        switch answer.response.status {
+        case 200: return answer
+        case 404:
+            guard Self.isOwnError(answer) else {
+                throw WrongBaseURL(url: answer.url, why: "and a body that is not IAPHUB's error JSON", expected: Self.expectedBaseURL)
+            }
+            return answer
+        default: throw answer.unexpectedStatusError()
+        }
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {

@@ -11,9 +11,6 @@ public struct QonversionSource: CustomerSource {
     public let client: RemoteClient
     public let cachePolicy: CachePolicy
     public let clock: any Clock
-    let warnings = WarningList()
-    /// Elements of an answer left out as malformed, said as warnings (not notes).
-    let leftOut = WarningList()
 
     public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
         self.client = client
@@ -45,13 +42,15 @@ public struct QonversionSource: CustomerSource {
     // MARK: reading
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var firstDate: Instant?
         var seen: [String: CustomerStatus?] = [:]
         for id in ids {
             if let known = seen[id] { statuses.append(known); continue }
             var status: CustomerStatus?
-            if let user = try resolve(id, cachePolicy: cachePolicy), let answer = try entitlements(of: user.userId, cachePolicy: cachePolicy) {
+            if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks),
+               let answer = try entitlements(of: user.userId, cachePolicy: cachePolicy, remarks: &remarks) {
                 firstDate = firstDate ?? answer.requestDate
                 var described = Self.describe(answer.list, projectedTo: t)
                 // A cached answer's `active` is as of its fetch: judged again at the local clock.
@@ -63,10 +62,8 @@ public struct QonversionSource: CustomerSource {
             seen[id] = status
             statuses.append(status)
         }
-        var notes = warnings.take()
-        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes,
-                            warnings: leftOut.take())
+        if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -103,12 +100,12 @@ public struct QonversionSource: CustomerSource {
     }
 
     /// The Qonversion user id of USER, and the other id to show as an alias; nil when unknown.
-    func resolve(_ id: String, cachePolicy: CachePolicy) throws -> (userId: String, alias: String?)? {
+    func resolve(_ id: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws -> (userId: String, alias: String?)? {
         if id.hasPrefix("QON_") { return (id, nil) }
         // An empty segment would ask for /identities/ itself.
         if id.isEmpty { return nil }
         let answer = try client.get("/identities/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy)
-        warnings.add(answer.warnings)
+        remarks.note(from: answer)
         switch answer.response.status {
         case 200:
             let userId = try decoded(answer) { try QonversionWire.userId(fromIdentity: $0) }
@@ -121,15 +118,15 @@ public struct QonversionSource: CustomerSource {
     }
 
     /// The user's entitlements and the server's clock (HTTP `Date`, else ours; the local clock
-    /// for a cached answer); nil for an unknown user.
-    func entitlements(of userId: String, cachePolicy: CachePolicy) throws
+    /// for a cached answer); nil for an unknown user. Entitlements left out as malformed are warnings.
+    func entitlements(of userId: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws
         -> (list: [QonversionEntitlement], requestDate: Instant, fromCache: Bool)? {
         let answer = try client.get(entitlementsPath(userId), customer: userId, cachePolicy: cachePolicy)
-        warnings.add(answer.warnings)
+        remarks.note(from: answer)
         switch answer.response.status {
         case 200:
             let decoded = try decoded(answer) { try QonversionWire.entitlements($0) }
-            leftOut.add(decoded.problems.map { $0.leftOut(of: "Qonversion user '\(userId)'") })
+            remarks.leaveOut(decoded.problems, of: "Qonversion user '\(userId)'")
             return (decoded.entitlements, requestDate(answer), answer.cacheAge != nil)
         case 404:
             try requireOwnNotFound(answer)
@@ -142,18 +139,20 @@ public struct QonversionSource: CustomerSource {
 
     /// The one user a grant or revoke (v3 or v4) is for, resolved over the network: checkWrite
     /// passed, so one user is named (once or more), with no dry run and an end in the future.
-    func writeTarget(_ ids: [String]) throws -> (id: String, user: (userId: String, alias: String?)) {
+    func writeTarget(_ ids: [String], remarks: inout Remarks) throws -> (id: String, user: (userId: String, alias: String?)) {
         guard cachePolicy != .offline else { throw NotOffered(Self.writeNeedsNetwork) }
         guard let id = ids.first else { throw NotOffered("a grant or revoke names a user") }
-        guard let user = try resolve(id, cachePolicy: .network) else { throw QonversionError.userNotFound(id: String(id.prefix(80))) }
+        guard let user = try resolve(id, cachePolicy: .network, remarks: &remarks) else {
+            throw QonversionError.userNotFound(id: String(id.prefix(80)))
+        }
         return (id, user)
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        let (id, user) = try writeTarget(ids)
+        var remarks = Remarks()
+        let (id, user) = try writeTarget(ids, remarks: &remarks)
         let entitlement = change.entitlement
         let userPath = entitlementsPath(user.userId)
-        var notes: [String] = []
         let changed: ChangedCustomer
         let status: EntitlementInfo?
         let requestDate: Instant
@@ -177,9 +176,9 @@ public struct QonversionSource: CustomerSource {
                                       grants: [Grant(id: entitlement, entitlement: entitlement, grantedAt: now,
                                                      expirationDate: granted.expires ?? expiration)],
                                       created: false)
-            if reason != nil { notes.append("Qonversion's API v3 keeps no reason for a grant; --reason was not sent") }
+            if reason != nil { remarks.note("Qonversion's API v3 keeps no reason for a grant; --reason was not sent") }
         case .revoke:
-            guard let before = try entitlements(of: user.userId, cachePolicy: .network) else {
+            guard let before = try entitlements(of: user.userId, cachePolicy: .network, remarks: &remarks) else {
                 throw QonversionError.userNotFound(id: String(id.prefix(80)))
             }
             let answer = try write { try client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
@@ -197,19 +196,18 @@ public struct QonversionSource: CustomerSource {
             // What is left of the entitlement (a purchase may still unlock it); this also
             // refreshes the cache, so that a later --offline check sees the revoke.
             do {
-                let after = try entitlements(of: user.userId, cachePolicy: .network)
+                let after = try entitlements(of: user.userId, cachePolicy: .network, remarks: &remarks)
                 status = Self.describe(after?.list ?? [], projectedTo: t).first { $0.id == entitlement }
                 requestDate = after?.requestDate ?? self.requestDate(answer)
             } catch {
-                notes.append("revoked, but the entitlement's status after it could not be read: \(error)")
+                remarks.note("revoked, but the entitlement's status after it could not be read: \(error)")
                 status = nil
                 requestDate = self.requestDate(answer)
             }
             changed = ChangedCustomer(record: record(id, user), grants: Array(revoked.suffix(1)), created: false)
         }
-        if let t { notes.append(Self.projectionNote(t)) }
-        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)],
-                            notes: warnings.take() + notes, warnings: leftOut.take())
+        if let t { remarks.note(Self.projectionNote(t)) }
+        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)], remarks: remarks)
     }
 
     private func record(_ id: String, _ user: (userId: String, alias: String?)) -> CustomerRecord {

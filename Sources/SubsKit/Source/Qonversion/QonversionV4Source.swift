@@ -59,23 +59,22 @@ public struct QonversionV4Source: CustomerSource {
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
+        var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var firstDate: Instant?
         var seen: [String: CustomerStatus?] = [:]
         for id in ids {
             if let known = seen[id] { statuses.append(known); continue }
             var status: CustomerStatus?
-            if let user = try resolve(id), let answer = try entitlements(of: user.userId) {
+            if let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks) {
                 firstDate = firstDate ?? answer.requestDate
                 status = self.status(id, user, answer, at: t)
             }
             seen[id] = status
             statuses.append(status)
         }
-        var notes = v3.warnings.take()
-        if let t, !ids.isEmpty { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, notes: notes,
-                            warnings: v3.leftOut.take())
+        if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
     }
 
     private func status(_ id: String, _ user: (userId: String, alias: String?), _ answer: EntitlementsAnswer,
@@ -94,30 +93,30 @@ public struct QonversionV4Source: CustomerSource {
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         try requireSecretKey()
-        guard let user = try resolve(id), let answer = try entitlements(of: user.userId) else { return nil }
-        guard let purchases = try purchases(of: user.userId) else { return nil }
+        var remarks = Remarks()
+        guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
+              let purchases = try purchases(of: user.userId, remarks: &remarks) else { return nil }
         let at = t ?? answer.requestDate
         return HistoryAnswer(
             requestDate: at, customerId: id, provider: "qonversion",
             entries: QonversionPurchaseHistory.entries(purchases.list, entitlements: answer.list, sandbox: sandbox,
                                                        until: until ?? at),
-            complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason,
-            notes: v3.warnings.take(), warnings: v3.leftOut.take())
+            complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason, remarks: remarks)
     }
 
     public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
-        guard let user = try resolve(id), let answer = try entitlements(of: user.userId),
-              let purchases = try purchases(of: user.userId) else {
-            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: v3.warnings.take(), warnings: v3.leftOut.take())
+        var remarks = Remarks()
+        guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
+              let purchases = try purchases(of: user.userId, remarks: &remarks) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
         var status = self.status(id, user, answer, at: t)
         let counts = QonversionPurchaseHistory.renewsCounts(purchases.list, entitlements: answer.list,
                                                             until: t ?? answer.requestDate)
         for i in status.entitlements.indices { status.entitlements[i].renewsCount = counts[status.entitlements[i].id] ?? nil }
-        var notes = v3.warnings.take()
-        if let t { notes.append(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: status.requestDate, statuses: [status], notes: notes, warnings: v3.leftOut.take(),
+        if let t { remarks.note(Self.projectionNote(t)) }
+        return StatusAnswer(requestDate: status.requestDate, statuses: [status], remarks: remarks,
                             complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason)
     }
 
@@ -129,8 +128,8 @@ public struct QonversionV4Source: CustomerSource {
         throw NotOffered("subs does not read Qonversion's entitlement definitions")
     }
 
-    func resolve(_ id: String) throws -> (userId: String, alias: String?)? {
-        try v3.resolve(id, cachePolicy: cachePolicy)
+    func resolve(_ id: String, remarks: inout Remarks) throws -> (userId: String, alias: String?)? {
+        try v3.resolve(id, cachePolicy: cachePolicy, remarks: &remarks)
     }
 
     struct EntitlementsAnswer {
@@ -140,19 +139,20 @@ public struct QonversionV4Source: CustomerSource {
     }
 
     /// Every page of the user's entitlements; nil for an unknown user.
-    func entitlements(of userId: String, policy: CachePolicy? = nil) throws -> EntitlementsAnswer? {
+    func entitlements(of userId: String, policy: CachePolicy? = nil, remarks: inout Remarks) throws -> EntitlementsAnswer? {
         let path = "/users/" + RemoteURL.segment(userId) + "/entitlements"
-        guard let read = try pages(path, userId: userId, policy: policy ?? cachePolicy, decode: QonversionV4Wire.entitlementsPage) else {
+        guard let read = try pages(path, userId: userId, policy: policy ?? cachePolicy, remarks: &remarks,
+                                   decode: QonversionV4Wire.entitlementsPage) else {
             return nil
         }
         // Entitlements are few: a listing past the page cap is a server that never ends.
-        if let reason = read.incompleteReason { v3.warnings.add(["user entitlements: " + reason]) }
+        if let reason = read.incompleteReason { remarks.note("user entitlements: " + reason) }
         return EntitlementsAnswer(list: read.list, requestDate: read.requestDate, fromCache: read.fromCache)
     }
 
     /// Every page of the user's purchases (newest first, as listed); nil for an unknown user.
-    func purchases(of userId: String) throws -> PagedList<QonversionPurchase>? {
-        try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy,
+    func purchases(of userId: String, remarks: inout Remarks) throws -> PagedList<QonversionPurchase>? {
+        try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy, remarks: &remarks,
                   decode: QonversionV4Wire.purchasesPage)
     }
 
@@ -166,7 +166,8 @@ public struct QonversionV4Source: CustomerSource {
 
     /// Follows `has_more` from page to page (`starting_after` = the last id of the previous page)
     /// within one `--timeout` budget, up to `pageCap` pages. nil when the first page is a 404.
-    func pages<Item>(_ path: String, userId: String, policy: CachePolicy,
+    /// Items left out as malformed are warnings.
+    func pages<Item>(_ path: String, userId: String, policy: CachePolicy, remarks: inout Remarks,
                      decode: ([UInt8]) throws(WireFormatError) -> QonversionPage<Item>) throws -> PagedList<Item>? {
         let deadline = client.now() + client.timeout
         var list: [Item] = []
@@ -176,7 +177,7 @@ public struct QonversionV4Source: CustomerSource {
         for page in 1...pageCap {
             let query = "?limit=\(Self.pageLimit)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
             let answer = try client.get(path + query, customer: userId, cachePolicy: policy, deadline: deadline)
-            v3.warnings.add(answer.warnings)
+            remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
             case 404 where page == 1:
@@ -185,7 +186,7 @@ public struct QonversionV4Source: CustomerSource {
             default: throw v3.failure(answer)
             }
             let decoded = try v3.decoded(answer) { bytes in try decode(bytes) }
-            v3.leftOut.add(decoded.problems.map { $0.leftOut(of: "Qonversion user '\(userId)', page \(page)") })
+            remarks.leaveOut(decoded.problems, of: "Qonversion user '\(userId)', page \(page)")
             list += decoded.items
             if first == nil { first = (v3.requestDate(answer), answer.cacheAge != nil) }
             guard decoded.hasMore else {

@@ -10,11 +10,11 @@ struct QonversionV4Writer {
     private var v3: QonversionSource { source.v3 }
 
     func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        let (id, user) = try v3.writeTarget(ids)
+        var remarks = Remarks()
+        let (id, user) = try v3.writeTarget(ids, remarks: &remarks)
         let entitlement = change.entitlement
         let userPath = "/users/" + RemoteURL.segment(user.userId) + "/entitlements"
         let record = CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? [])
-        var notes: [String] = []
         let changed: ChangedCustomer
         let status: EntitlementInfo?
         let requestDate: Instant
@@ -38,9 +38,9 @@ struct QonversionV4Writer {
                                       grants: [Grant(id: entitlement, entitlement: entitlement, grantedAt: now,
                                                      expirationDate: granted.expires ?? expiration)],
                                       created: false)
-            if reason != nil { notes.append("Qonversion's API v4 keeps no reason for a grant; --reason was not sent") }
+            if reason != nil { remarks.note("Qonversion's API v4 keeps no reason for a grant; --reason was not sent") }
         case .revoke:
-            guard let before = try source.entitlements(of: user.userId, policy: .network) else {
+            guard let before = try source.entitlements(of: user.userId, policy: .network, remarks: &remarks) else {
                 throw QonversionError.userNotFound(id: String(id.prefix(80)))
             }
             let answer = try v3.write { try source.client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
@@ -57,18 +57,17 @@ struct QonversionV4Writer {
             }
             // What is left of the entitlement; this also refreshes the cache for a later --offline check.
             do {
-                let after = try source.entitlements(of: user.userId, policy: .network)
+                let after = try source.entitlements(of: user.userId, policy: .network, remarks: &remarks)
                 status = QonversionSource.describe(after?.list ?? [], projectedTo: t).first { $0.id == entitlement }
                 requestDate = after?.requestDate ?? v3.requestDate(answer)
             } catch {
-                notes.append("revoked, but the entitlement's status after it could not be read: \(error)")
+                remarks.note("revoked, but the entitlement's status after it could not be read: \(error)")
                 status = nil
                 requestDate = v3.requestDate(answer)
             }
             changed = ChangedCustomer(record: record, grants: Array(revoked.suffix(1)), created: false)
         }
-        if let t { notes.append(QonversionV4Source.projectionNote(t)) }
-        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)],
-                            notes: v3.warnings.take() + notes, warnings: v3.leftOut.take())
+        if let t { remarks.note(QonversionV4Source.projectionNote(t)) }
+        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)], remarks: remarks)
     }
 }

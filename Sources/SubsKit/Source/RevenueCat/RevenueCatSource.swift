@@ -83,17 +83,16 @@ public struct RevenueCatSource: CustomerSource {
     /// What the base URL looks like (said when a 404 shows it is not RevenueCat's API).
     static let expectedBaseURL = "end in /v1, as in \(defaultBaseURL)"
 
-    /// The subscriber of `id`. Warnings of the answer (cache age) go to `notes`, what was left out
-    /// of it as malformed to `warnings`. RevenueCat
-    /// creates an unknown app user on this GET, so a 404 is never a missing customer: the base
-    /// URL is not RevenueCat's API.
-    func fetch(_ id: String, policy: CachePolicy, notes: inout [String], warnings: inout [String]) throws -> Fetched {
+    /// The subscriber of `id`. What the client said of the answer (cache age) is a note, what was
+    /// left out of it as malformed a warning. RevenueCat creates an unknown app user on this GET,
+    /// so a 404 is never a missing customer: the base URL is not RevenueCat's API.
+    func fetch(_ id: String, policy: CachePolicy, remarks: inout Remarks) throws -> Fetched {
         let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
-        notes += answer.warnings
+        remarks.note(from: answer)
         switch answer.response.status {
         case 200, 201:
             var s = try Self.decode(answer)
-            warnings += Self.leftOut(s, id)
+            Self.leaveOut(s, id, in: &remarks)
             let createdEmpty = RevenueCatMapping.isCreatedEmpty(s, httpStatus: answer.response.status)
             // A cached answer is the record as of now, judged at the local clock (SPEC section 6).
             if answer.cacheAge != nil { s.requestDate = clock.now() }
@@ -106,16 +105,15 @@ public struct RevenueCatSource: CustomerSource {
     }
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
         for id in ids {
-            let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
+            let fetched = try fetch(id, policy: cachePolicy, remarks: &remarks)
             let s = fetched.subscriber
             if fetched.createdEmpty {
-                notes.append(Self.createdNote(id, s))
+                remarks.note(Self.createdNote(id, s))
                 statuses.append(nil)
                 continue
             }
@@ -123,19 +121,18 @@ public struct RevenueCatSource: CustomerSource {
             if t != nil && projected == nil { projected = s }
             statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil))
         }
-        if let t, let s = projected { notes.append(Self.projectionNote(s, to: t)) }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+        if let t, let s = projected { remarks.note(Self.projectionNote(s, to: t)) }
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, remarks: remarks)
     }
 
-    /// The warnings for what `s` left out as malformed (one entitlement never hides the others).
-    static func leftOut(_ s: RevenueCatSubscriber, _ id: String) -> [String] {
-        s.problems.map { $0.leftOut(of: "RevenueCat's subscriber '\(id)'") }
+    /// A warning for each item `s` left out as malformed (one entitlement never hides the others).
+    static func leaveOut(_ s: RevenueCatSubscriber, _ id: String, in remarks: inout Remarks) {
+        remarks.leaveOut(s.problems, of: "RevenueCat's subscriber '\(id)'")
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
-        var notes: [String] = []
-        var warnings: [String] = []
-        let fetched = try fetch(id, policy: cachePolicy, notes: &notes, warnings: &warnings)
+        var remarks = Remarks()
+        let fetched = try fetch(id, policy: cachePolicy, remarks: &remarks)
         let s = fetched.subscriber
         if fetched.createdEmpty {
             throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
@@ -144,7 +141,7 @@ public struct RevenueCatSource: CustomerSource {
         let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
         return HistoryAnswer(requestDate: at, customerId: customerId, provider: "revenuecat",
                              entries: RevenueCatMapping.history(s, until: until ?? at),
-                             complete: false, incompleteReason: Self.historyNote, notes: notes, warnings: warnings)
+                             complete: false, incompleteReason: Self.historyNote, remarks: remarks)
     }
 
     static func createdDetail(_ s: RevenueCatSubscriber) -> String {
@@ -169,8 +166,7 @@ public struct RevenueCatSource: CustomerSource {
         // A write needs RevenueCat itself: --offline cannot send it, and the check before it
         // must not come from the cache.
         let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         let entitlement = change.entitlement
         let path = "/subscribers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))"
         let after: RevenueCatSubscriber
@@ -178,7 +174,7 @@ public struct RevenueCatSource: CustomerSource {
         switch change {
         case .grant(_, let expiration, let reason, _, let createMissing):
             if !createMissing {
-                let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
+                let before = try fetch(id, policy: policy, remarks: &remarks)
                 if before.createdEmpty {
                     throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
                         + "; nothing granted (use --create to grant anyway)")
@@ -187,9 +183,9 @@ public struct RevenueCatSource: CustomerSource {
             let body: JSONValue = expiration.map { .object(JSONObject([("end_time_ms", .number(Self.milliseconds($0)))])) }
                 ?? .object(JSONObject([("duration", .string("lifetime"))]))
             after = try post(path + "/promotional", body: body, policy: policy)
-            warnings += Self.leftOut(after, id)
+            Self.leaveOut(after, id, in: &remarks)
             if reason != nil {
-                notes.append("RevenueCat's API v1 keeps no reason or actor with a grant: --reason was not recorded")
+                remarks.note("RevenueCat's API v1 keeps no reason or actor with a grant: --reason was not recorded")
             }
             // The grant is the newest promotional subscription of the entitlement in the answer.
             let granted = RevenueCatMapping.activePromotionals(of: entitlement, in: after)
@@ -198,14 +194,14 @@ public struct RevenueCatSource: CustomerSource {
                             entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
                             expirationDate: granted.map { $0.expiresDate } ?? expiration)]
         case .revoke:
-            let before = try fetch(id, policy: policy, notes: &notes, warnings: &warnings)
+            let before = try fetch(id, policy: policy, remarks: &remarks)
             if before.createdEmpty {
                 throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
             }
             let active = RevenueCatMapping.activePromotionals(of: entitlement, in: before.subscriber)
             guard !active.isEmpty else { throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id]) }
             after = try post(path + "/revoke_promotionals", body: nil, policy: policy)
-            warnings += Self.leftOut(after, id)
+            Self.leaveOut(after, id, in: &remarks)
             grants = active.map { sub in
                 Grant(id: sub.storeTransactionId ?? sub.productId, entitlement: entitlement,
                       grantedAt: sub.purchaseDate ?? sub.originalPurchaseDate ?? before.subscriber.requestDate,
@@ -213,11 +209,11 @@ public struct RevenueCatSource: CustomerSource {
             }
         }
         let at = t ?? after.requestDate
-        if let t { notes.append(Self.projectionNote(after, to: t)) }
+        if let t { remarks.note(Self.projectionNote(after, to: t)) }
         let status = RevenueCatMapping.status(after, requestedId: id, at: at, projected: t != nil)
         let changed = ChangedCustomer(record: status.record, grants: grants, created: false)
         return ChangeAnswer(requestDate: at, customers: [(change: changed, status: status.entitlements.first { $0.id == entitlement })],
-                            notes: notes, warnings: warnings)
+                            remarks: remarks)
     }
 
     /// Sends a POST (never retried: v1 takes no Idempotency-Key, and a repeated grant would add

@@ -30,16 +30,14 @@ extension RevenueCatV2Source {
                                 + "and Amazon transaction ids and Apple order ids, not Stripe's")
         }
         var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         var found: [[String]] = []
         var statuses: [String: CustomerStatus] = [:]
         var requestDate: Instant?
         /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings kept.
         func read(_ id: String) throws -> CustomerStatus? {
             let answer = try self.statuses(of: [id], at: t)
-            for note in answer.notes where !notes.contains(note) { notes.append(note) }
-            warnings += answer.warnings
+            remarks.merge(answer.remarks)
             guard let status = answer.statuses.first ?? nil else { return nil }
             requestDate = requestDate ?? answer.requestDate
             statuses[id] = status
@@ -47,7 +45,7 @@ extension RevenueCatV2Source {
             return status
         }
         for term in query.terms {
-            var ids = try search(term, budget: &budget, notes: &notes, warnings: &warnings)
+            var ids = try search(term, budget: &budget, remarks: &remarks)
             // Nothing found: the term is also looked up as an app user id, as check does (v2 creates
             // no customer on GET), so an id is found even by a search that matches emails only, as
             // an older edition of RevenueCat's reference said.
@@ -61,12 +59,12 @@ extension RevenueCatV2Source {
         for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
             guard !budget.spent else { unread.append(id); continue }
             if try read(id) == nil {
-                warnings.append("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
+                remarks.warn("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
                 gone.insert(id)
             }
         }
         if !unread.isEmpty {
-            notes.append("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
+            remarks.note("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
                          + "the --timeout of \(RemoteFormat.seconds(budget.seconds)) s was spent")
         }
         let results = zip(query.terms, found).map { term, ids in
@@ -77,13 +75,13 @@ extension RevenueCatV2Source {
             }.enumerated().sorted { a, b in a.element.matchedBy != b.element.matchedBy ? a.element.matchedBy < b.element.matchedBy : a.offset < b.offset }
               .map(\.element))
         }
-        return FindAnswer(requestDate: t ?? requestDate ?? clock.now(), results: results, notes: notes, warnings: warnings)
+        return FindAnswer(requestDate: t ?? requestDate ?? clock.now(), results: results, remarks: remarks)
     }
 
     /// The ids of the customers RevenueCat's search names for `term`, in its order, at most
     /// `matchCap`. An email typed with capitals is searched as typed and in lower case too
     /// (RevenueCat matches `$email` exactly; `find` promises case-insensitive emails).
-    func search(_ term: String, budget: inout Budget, notes: inout [String], warnings: inout [String]) throws -> [String] {
+    func search(_ term: String, budget: inout Budget, remarks: inout Remarks) throws -> [String] {
         var spellings = [term]
         if TermShape(of: term) == .email, term.lowercased() != term { spellings.append(term.lowercased()) }
         var ids: [String] = []
@@ -91,16 +89,16 @@ extension RevenueCatV2Source {
         for spelling in spellings {
             let label = "RevenueCat's search for '\(spelling)'"
             let page = try list("/customers?search=" + RemoteURL.segment(spelling), id: "search:" + spelling, what: "matches",
-                                cap: Self.searchPageCap, enough: Self.matchCap + 1, budget: &budget, notes: &notes,
-                                warnings: &warnings, label: label) { try RevenueCatV2Wire.customers($0) }
-            if let reason = page.unfinished { notes.append("\(label): \(reason)") }
+                                cap: Self.searchPageCap, enough: Self.matchCap + 1, budget: &budget, remarks: &remarks,
+                                label: label) { try RevenueCatV2Wire.customers($0) }
+            if let reason = page.unfinished { remarks.note("\(label): \(reason)") }
             for customer in page.items where !ids.contains(customer.id) {
                 guard ids.count < Self.matchCap else { more = true; break }
                 ids.append(customer.id)
             }
         }
         if more {
-            notes.append("more than \(Self.matchCap) customers match '\(term)': the first \(Self.matchCap) are shown "
+            remarks.note("more than \(Self.matchCap) customers match '\(term)': the first \(Self.matchCap) are shown "
                          + "(subs reads at most \(Self.matchCap) customers a term, three requests each)")
         }
         return ids

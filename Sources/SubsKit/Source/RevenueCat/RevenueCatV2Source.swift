@@ -49,12 +49,11 @@ public struct RevenueCatV2Source: CustomerSource {
     /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
     /// `transactions`: also read each App Store and Play Store subscription's store transactions
     /// (one more list per subscription: history and renew-count need them, check does not).
-    func fetch(_ id: String, transactions withTransactions: Bool, notes: inout [String],
-               warnings: inout [String]) throws -> RevenueCatV2Record? {
+    func fetch(_ id: String, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
         var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
         let customerPath = "/customers/" + RemoteURL.segment(id)
         let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
-        notes += answer.warnings
+        remarks.note(from: answer)
         switch answer.response.status {
         case 200: break
         case 404:
@@ -64,30 +63,30 @@ public struct RevenueCatV2Source: CustomerSource {
         }
         let customer = try decoded(answer) { try RevenueCatV2Wire.customer($0) }
         let label = "RevenueCat customer '\(id)'"
-        warnings += customer.problems.map { $0.leftOut(of: label) }
-        if customer.moreAttributes { notes.append("\(label) has more attributes than RevenueCat's API v2 answers at once: the first page is shown") }
+        remarks.leaveOut(customer.problems, of: label)
+        if customer.moreAttributes { remarks.note("\(label) has more attributes than RevenueCat's API v2 answers at once: the first page is shown") }
         let requestDate = answer.cacheAge == nil ? answer.response.header("Date").flatMap(HTTPDate.parse) ?? clock.now() : clock.now()
         var unfinished: [String] = []
 
         var active = customer.activeEntitlements
         if let cursor = customer.activeEntitlementsCursor {
             let more = try list(customerPath + "/active_entitlements", id: id, what: "active entitlements", after: cursor,
-                                budget: &budget, notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
+                                budget: &budget, remarks: &remarks, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
             active += more.items
             unfinished += more.unfinished.map { [$0] } ?? []
         }
         let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", budget: &budget,
-                            notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.subscriptions($0) }
+                            remarks: &remarks, label: label) { try RevenueCatV2Wire.subscriptions($0) }
         unfinished += subs.unfinished.map { [$0] } ?? []
         let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", budget: &budget,
-                            notes: &notes, warnings: &warnings, label: label) { try RevenueCatV2Wire.purchases($0) }
+                            remarks: &remarks, label: label) { try RevenueCatV2Wire.purchases($0) }
         unfinished += buys.unfinished.map { [$0] } ?? []
 
         var transactions: [String: [RevenueCatV2Transaction]] = [:]
         var partial: Set<String> = []
         for s in subs.items where withTransactions && s.hasStoreTransactions {
             let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
-                                 what: "transactions of subscription \(s.id)", budget: &budget, notes: &notes, warnings: &warnings,
+                                 what: "transactions of subscription \(s.id)", budget: &budget, remarks: &remarks,
                                  label: label) { try RevenueCatV2Wire.transactions($0) }
             if let reason = chain.unfinished {
                 unfinished.append(reason)
@@ -114,8 +113,7 @@ public struct RevenueCatV2Source: CustomerSource {
     /// warned about; `unfinished` says why the list stopped before its end. At most `cap` pages;
     /// once `enough` items are read the next page is not asked for (a search: see RevenueCatV2Find).
     func list<Item>(_ path: String, id: String, what: String, after: String? = nil, cap: Int = pageCap, enough: Int = .max,
-                    budget: inout Budget,
-                    notes: inout [String], warnings: inout [String], label: String,
+                    budget: inout Budget, remarks: inout Remarks, label: String,
                     _ decode: ([UInt8]) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
         var items: [Item] = []
         var cursor = after
@@ -128,7 +126,7 @@ public struct RevenueCatV2Source: CustomerSource {
             let query = (path.contains("?") ? "&" : "?") + "limit=\(Self.pageSize)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
             let answer = try client.get(path + query, customer: id, cachePolicy: cachePolicy)
             // A page from the cache says so (its age), like the customer's answer.
-            for note in answer.warnings where !notes.contains(note) { notes.append(note) }
+            remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
             case 404:
@@ -137,7 +135,7 @@ public struct RevenueCatV2Source: CustomerSource {
             default: throw failure(answer)
             }
             let decoded = try decoded(answer, decode)
-            warnings += decoded.problems.map { $0.leftOut(of: label) }
+            remarks.leaveOut(decoded.problems, of: label)
             items += decoded.items
             guard let next = decoded.nextCursor, items.count < enough else { return (items, nil) }
             guard seen.insert(next).inserted, next != cursor else {
@@ -150,51 +148,48 @@ public struct RevenueCatV2Source: CustomerSource {
     }
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
-        var notes: [String] = []
-        var warnings: [String] = []
+        var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         for id in ids {
-            guard let r = try fetch(id, transactions: false, notes: &notes, warnings: &warnings) else {
+            guard let r = try fetch(id, transactions: false, remarks: &remarks) else {
                 statuses.append(nil)
                 continue
             }
             requestDate = requestDate ?? r.requestDate
-            notes += r.unfinished.map { "\(id): \($0)" }
+            for reason in r.unfinished { remarks.note("\(id): \(reason)") }
             var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
             if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
             statuses.append(status)
         }
         if let t, requestDate != nil {
-            notes.append(Self.projectionNote(t))
+            remarks.note(Self.projectionNote(t))
         }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, notes: notes, warnings: warnings)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, remarks: remarks)
     }
 
     /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
     /// the first), incomplete when a list was not read to its end.
     public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
-        var notes: [String] = []
-        var warnings: [String] = []
-        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else {
-            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], notes: notes, warnings: warnings)
+        var remarks = Remarks()
+        guard let r = try fetch(id, transactions: true, remarks: &remarks) else {
+            return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
         var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
         if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
-        if let t { notes.append(Self.projectionNote(t)) }
+        if let t { remarks.note(Self.projectionNote(t)) }
         let reason = r.unfinished.isEmpty ? nil : "RevenueCat's API v2: " + r.unfinished.joined(separator: "; ")
-        return StatusAnswer(requestDate: t ?? r.requestDate, statuses: [status], notes: notes, warnings: warnings,
+        return StatusAnswer(requestDate: t ?? r.requestDate, statuses: [status], remarks: remarks,
                             complete: reason == nil, incompleteReason: reason)
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
-        var notes: [String] = []
-        var warnings: [String] = []
-        guard let r = try fetch(id, transactions: true, notes: &notes, warnings: &warnings) else { return nil }
+        var remarks = Remarks()
+        guard let r = try fetch(id, transactions: true, remarks: &remarks) else { return nil }
         let at = t ?? r.requestDate
         return HistoryAnswer(requestDate: at, customerId: r.customer.id, provider: "revenuecat",
                              entries: RevenueCatV2Mapping.history(r, until: until ?? at), complete: false,
-                             incompleteReason: RevenueCatV2Mapping.incompleteReason(r), notes: notes, warnings: warnings)
+                             incompleteReason: RevenueCatV2Mapping.incompleteReason(r), remarks: remarks)
     }
 
     static func projectionNote(_ t: Instant) -> String {

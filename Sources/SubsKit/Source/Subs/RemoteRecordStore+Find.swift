@@ -6,13 +6,15 @@ import SubsJSON
 
 extension RemoteRecordStore {
     public func find(_ query: FindQuery) throws -> FoundRecords {
+        var remarks = Remarks()
+        defer { pending.add(remarks) }
         var perTerm: [[(id: String, kind: MatchKind)]] = []
         for term in query.terms {
             // The API's paths start with /v1; a base URL given with it already has it.
             var target = (client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1") + "/customers?search=" + RemoteURL.segment(term)
             for key in query.attributes { target += "&attribute=" + RemoteURL.segment(key) }
             let answer = try client.get(target, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
-            warnings.add(answer.warnings)
+            remarks.note(from: answer)
             // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
             guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
             guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
@@ -28,11 +30,11 @@ extension RemoteRecordStore {
         var seen: Set<String> = []
         for match in perTerm.joined() where seen.insert(match.id).inserted { ids.append(match.id) }
         guard !ids.isEmpty else { return FoundRecords(catalog: Catalog([]), matches: perTerm.map { _ in [] }) }
-        let lookup = try lookup(ids)
+        let lookup = try lookup(ids, remarks: &remarks)
         var records: [String: CustomerRecord] = [:]
         for (id, record) in zip(ids, lookup.records) {
             if let record { records[id] = record } else {
-                warnings.add(["customer '\(id)' was found by the search but was gone when it was read"])
+                remarks.note("customer '\(id)' was found by the search but was gone when it was read")
             }
         }
         return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in

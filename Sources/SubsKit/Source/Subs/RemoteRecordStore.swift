@@ -2,14 +2,13 @@
 // customer's record and the catalog; `RecordSource` runs the same rules over them as over the
 // local file, so both print the same for the same data.
 
-import Foundation
 import SubsJSON
 
 public struct RemoteRecordStore: RecordStore {
     public let client: RemoteClient
     public let cachePolicy: CachePolicy
-    /// Warnings of the answers (cache age), for the caller to say.
-    public let warnings = WarningList()
+    /// What the client said of the answers (cache age), until the answer built from them says it.
+    let pending = PendingRemarks()
 
     public init(client: RemoteClient, cachePolicy: CachePolicy) {
         self.client = client
@@ -25,6 +24,13 @@ public struct RemoteRecordStore: RecordStore {
     }
 
     public func lookup(_ ids: [String]) throws -> CustomerLookup {
+        var remarks = Remarks()
+        // Said even when a later customer fails, as the cache note of an earlier one is true.
+        defer { pending.add(remarks) }
+        return try lookup(ids, remarks: &remarks)
+    }
+
+    func lookup(_ ids: [String], remarks: inout Remarks) throws -> CustomerLookup {
         var catalog = Catalog([])
         var records: [CustomerRecord?] = []
         var requestDate: Instant?
@@ -32,7 +38,7 @@ public struct RemoteRecordStore: RecordStore {
         for id in ids {
             let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy,
                                         refusal: SubsAPIError.refusal)
-            warnings.add(answer.warnings)
+            remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
             case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": records.append(nil); continue
@@ -96,7 +102,7 @@ public struct RemoteRecordStore: RecordStore {
                             customers: [ChangedCustomer(record: record, grants: grants, created: created)])
     }
 
-    public func takeNotes() -> [String] { warnings.take() }
+    public func takeRemarks() -> Remarks { pending.take() }
 
     public var provider: String { "subs" }
 
@@ -129,18 +135,5 @@ public struct RemoteRecordStore: RecordStore {
 
     private func protocolError(_ answer: RemoteAnswer, _ reason: String) -> RemoteError {
         .protocolError(url: answer.url, reason: reason)
-    }
-}
-
-/// Warnings gathered while answering (from several calls), said once by the caller.
-public final class WarningList: @unchecked Sendable {
-    private var items: [String] = []
-    public init() {}
-    private let lock = NSLock()
-    func add(_ more: [String]) { lock.lock(); items += more; lock.unlock() }
-    func take() -> [String] {
-        lock.lock()
-        defer { items = []; lock.unlock() }
-        return items
     }
 }
