@@ -113,6 +113,29 @@ final class FindServeTests: XCTestCase {
         XCTAssertEqual(remote(["--provider", "subs", "find", "x", "--offline"]).status, .unavailable)
     }
 
+    /// A customer the search names but whose record is gone when read (deleted in between, or a
+    /// server that lies) is left out with a warning, as RevenueCat API v2's search says it; the
+    /// other terms' matches are shown.
+    func testACustomerGoneBetweenTheSearchAndItsReadIsAWarning() throws {
+        let real = api!
+        let transport = InProcessTransport { request in
+            if request.method == "GET", request.path.hasSuffix("/customers/uma") {
+                return .json(.object(JSONObject([("error", .object(JSONObject([
+                    ("code", .string("customer_not_found")), ("message", .string("customer 'uma' not found"))])))])), status: 404)
+            }
+            return real.handle(request)
+        }
+        let result = CLIHarness(env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache-gone"], http: transport)
+            .run(["--remote", "http://127.0.0.1:9", "find", "MN9C3VJ6HW", "alice@example.com"])
+        // Its term matched no one that could be read: exit 3, as a term matching nothing locally.
+        XCTAssertEqual(result.status.rawValue, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no customer matches 'MN9C3VJ6HW'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("subs: warning: customer 'uma' was found by the search but was gone when it was read"),
+                      result.stderr)
+        XCTAssertTrue(result.stdout.contains("alice"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("uma"), result.stdout)
+    }
+
     func testAServerThatAnswersSomethingElseIsAProtocolError() throws {
         let liar = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0)) { request in
             if request.query?.contains("other") == true { return .json(.object(JSONObject([("term", .string("else")), ("matches", .array([]))]))) }

@@ -34,7 +34,7 @@ extension RemoteRecordStore {
         var records: [String: CustomerRecord] = [:]
         for (id, record) in zip(ids, lookup.records) {
             if let record { records[id] = record } else {
-                remarks.note("customer '\(id)' was found by the search but was gone when it was read")
+                remarks.warn("customer '\(id)' was found by the search but was gone when it was read")
             }
         }
         return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in
