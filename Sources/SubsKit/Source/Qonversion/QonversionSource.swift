@@ -149,69 +149,7 @@ public struct QonversionSource: CustomerSource {
     }
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
-        var remarks = Remarks()
-        let (id, user) = try writeTarget(ids, remarks: &remarks)
-        let entitlement = change.entitlement
-        let userPath = entitlementsPath(user.userId)
-        let changed: ChangedCustomer
-        let status: EntitlementInfo?
-        let requestDate: Instant
-        switch change {
-        case .grant(_, let expiration, let reason, _, _):
-            guard let expiration else { throw NotOffered(whyNotOffered(.lifetimeGrants)) }
-            let body = JSONValue.object(JSONObject([("id", .string(entitlement)), ("expires", .number(String(expiration.seconds)))]))
-            let answer = try write { try client.send("POST", userPath, body: Array(JSONWriter.compact(body).utf8)) }
-            guard (200..<300).contains(answer.response.status) else {
-                if answer.response.status == 404 {
-                    try requireOwnNotFound(answer)
-                    throw QonversionError.userNotFound(id: String(id.prefix(80)))
-                }
-                throw failure(answer)
-            }
-            let granted = try decoded(answer) { try QonversionWire.entitlement($0) }
-            requestDate = self.requestDate(answer)
-            status = granted.info(projectedTo: t)
-            // v3 keeps no grant ids, reasons or actors: the record says what Qonversion holds.
-            changed = ChangedCustomer(record: record(id, user),
-                                      grants: [Grant(id: entitlement, entitlement: entitlement, grantedAt: now,
-                                                     expirationDate: granted.expires ?? expiration)],
-                                      created: false)
-            if reason != nil { remarks.note("Qonversion's API v3 keeps no reason for a grant; --reason was not sent") }
-        case .revoke:
-            guard let before = try entitlements(of: user.userId, cachePolicy: .network, remarks: &remarks) else {
-                throw QonversionError.userNotFound(id: String(id.prefix(80)))
-            }
-            let answer = try write { try client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
-            switch answer.response.status {
-            case 200..<300: break
-            case 404:
-                try requireOwnNotFound(answer)
-                throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id])
-            default: throw failure(answer)
-            }
-            let revoked = before.list.filter { $0.id == entitlement && $0.source == .manual }.map {
-                Grant(id: entitlement, entitlement: entitlement, grantedAt: $0.started ?? now, expirationDate: $0.expires,
-                      revokedAt: now)
-            }
-            // What is left of the entitlement (a purchase may still unlock it); this also
-            // refreshes the cache, so that a later --offline check sees the revoke.
-            do {
-                let after = try entitlements(of: user.userId, cachePolicy: .network, remarks: &remarks)
-                status = Self.describe(after?.list ?? [], projectedTo: t).first { $0.id == entitlement }
-                requestDate = after?.requestDate ?? self.requestDate(answer)
-            } catch {
-                remarks.note("revoked, but the entitlement's status after it could not be read: \(error)")
-                status = nil
-                requestDate = self.requestDate(answer)
-            }
-            changed = ChangedCustomer(record: record(id, user), grants: Array(revoked.suffix(1)), created: false)
-        }
-        if let t { remarks.note(Self.projectionNote(t)) }
-        return ChangeAnswer(requestDate: t ?? requestDate, customers: [(change: changed, status: status)], remarks: remarks)
-    }
-
-    private func record(_ id: String, _ user: (userId: String, alias: String?)) -> CustomerRecord {
-        CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? [])
+        try QonversionWriter(source: self, api: .v3(self)).apply(change, to: ids, now: now, at: t)
     }
 
     /// A write: a 401/403 means the key cannot write — the project key only reads.

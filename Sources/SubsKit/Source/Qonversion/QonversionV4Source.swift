@@ -208,7 +208,7 @@ public struct QonversionV4Source: CustomerSource {
 
     public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         try requireSecretKey()
-        return try QonversionV4Writer(source: self).apply(change, to: ids, now: now, at: t, dryRun: dryRun)
+        return try QonversionWriter(source: v3, api: .v4(self)).apply(change, to: ids, now: now, at: t)
     }
 }
 
