@@ -99,6 +99,14 @@ final class RevenueCatV2FindTests: RevenueCatV2TestCase {
         let check = run(["check", "alice@example.com"])
         XCTAssertEqual(check.status, .notFound)
         XCTAssertTrue(check.stderr.contains("subs find alice@example.com"), check.stderr)
+        // …but not for a Stripe id, which its search cannot find: the hint would lead to a 64.
+        for stripe in ["sub_1MowQVLkdIwHu7ixeRlqHVzs", "in_1QKv2ZLkdIwHu7ixB8c0Fh3T"] {
+            let notFound = run(["check", stripe])
+            XCTAssertEqual(notFound.status, .notFound, notFound.stderr)
+            XCTAssertEqual(notFound.stderr, "subs: error: customer '\(stripe)' not found\n")
+        }
+        let apple = run(["check", "MN9C3VJ6HW"])
+        XCTAssertTrue(apple.stderr.contains("subs find MN9C3VJ6HW"), apple.stderr)
     }
 
     func testThePageCapAndTheMatchCapStopAndSaySo() throws {

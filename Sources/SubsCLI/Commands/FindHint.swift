@@ -8,7 +8,7 @@ enum FindHint {
     static func notFound(_ id: String, source: CustomerSource) -> CommandFailure {
         var message = "customer \(Terminal.quoted(id, escaping: false)) not found"
         let shape = TermShape(of: id)
-        if shape != .id, source.searchableKinds.contains(shape.kind), FindQuery.problem(with: id) == nil {
+        if shape != .id, source.whyNotSearchable(term: id) == nil, FindQuery.problem(with: id) == nil {
             message += "; it looks like \(shape.description): subs find \(shellWord(id))"
         }
         return CommandFailure(.notFound, message)

@@ -25,10 +25,17 @@ extension CustomerSource {
             throw NotSearchable(whyNotSearchable(.attributes))
         }
         for term in query.terms {
-            let shape = TermShape(of: term)
-            guard !searchableKinds.contains(shape.kind) else { continue }
-            throw NotSearchable("'\(term)' looks like \(shape.description), and \(whyNotSearchable(shape.kind))")
+            if let why = whyNotSearchable(term: term) { throw NotSearchable(why) }
         }
+    }
+
+    public func whyNotSearchable(term: String) -> String? { unsearchableShape(term) }
+
+    /// The sentence for a term shaped like a kind of term the source cannot search.
+    public func unsearchableShape(_ term: String) -> String? {
+        let shape = TermShape(of: term)
+        guard !searchableKinds.contains(shape.kind) else { return nil }
+        return "'\(term)' looks like \(shape.description), and \(whyNotSearchable(shape.kind))"
     }
 
     /// Ids only: each term is looked up as a customer id (or alias, identity) with `statuses`.

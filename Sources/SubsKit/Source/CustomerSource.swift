@@ -43,6 +43,9 @@ public protocol CustomerSource {
     /// the others, and the customers each term names with their active entitlements at T.
     var searchableKinds: SearchKinds { get }
     func whyNotSearchable(_ kind: SearchKinds) -> String
+    /// Why one term cannot be searched (its shape is a kind the source cannot search), in one
+    /// sentence; nil when it can.
+    func whyNotSearchable(term: String) -> String?
     func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer
 }
 

@@ -22,13 +22,18 @@ extension RevenueCatV2Source {
             + "and Apple order ids, not " + (kind == .attributes ? "other attributes" : "that")
     }
 
+    public func whyNotSearchable(term: String) -> String? {
+        let shape = TermShape(of: term)
+        // Stripe's ids look like store ids, but v2's search names no Stripe field: refused, not "no match".
+        if shape == .storeId, ["in_", "sub_", "si_", "pi_", "ch_"].contains(where: { term.hasPrefix($0) }) {
+            return "'\(term)' looks like a Stripe id, and RevenueCat's API v2 searches Apple, Google Play "
+                + "and Amazon transaction ids and Apple order ids, not Stripe's"
+        }
+        return unsearchableShape(term)
+    }
+
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
         try requireSearchable(query)
-        // Stripe's ids look like store ids, but v2's search names no Stripe field: refused, not "no match".
-        if let stripe = query.terms.first(where: Self.isStripeId) {
-            throw NotSearchable("'\(stripe)' looks like a Stripe id, and RevenueCat's API v2 searches Apple, Google Play "
-                                + "and Amazon transaction ids and Apple order ids, not Stripe's")
-        }
         var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
         var remarks = Remarks()
         var found: [[String]] = []
@@ -114,9 +119,5 @@ extension RevenueCatV2Source {
         guard TermShape(of: term) == .storeId else { return .alias }
         let isAppleOrder = term.utf8.count == 10 && term.hasPrefix("M")
         return isAppleOrder || term.hasPrefix("GPA.") ? .orderId : .transactionId
-    }
-
-    static func isStripeId(_ term: String) -> Bool {
-        TermShape(of: term) == .storeId && ["in_", "sub_", "si_", "pi_", "ch_"].contains { term.hasPrefix($0) }
     }
 }
