@@ -140,7 +140,21 @@ final class CLIHardeningTests: XCTestCase {
         ("i\u{2066}\u{2067}\u{2068}\u{2069}j", "i\\u2066\\u2067\\u2068\\u2069j"),
         ("z\u{200B}w\u{FEFF}v\u{061C}u", "z\\u200bw\\ufeffv\\u061cu"), ("l\u{2028}m\u{2029}n", "l\\u2028m\\u2029n"),
         ("back\\x1b", "back\\\\x1b"), ("real\u{1B}esc", "real\\x1besc"),
+        // Every other invisible format character (category Cf), not only the bidi ones: the soft
+        // hyphen, U+180E, the deprecated U+206A–F, the annotation marks, and the tag characters
+        // that spell hidden ASCII ("ab" + tags "A" would look like "ab"); past U+FFFF, 8 digits.
+        ("s\u{AD}h", "s\\u00adh"), ("m\u{180E}v", "m\\u180ev"), ("d\u{206A}\u{206F}p", "d\\u206a\\u206fp"),
+        ("n\u{FFF9}o\u{FFFB}", "n\\ufff9o\\ufffb"), ("ab\u{E0001}\u{E0041}", "ab\\U000e0001\\U000e0041"),
+        ("mu\u{1D173}s", "mu\\U0001d173s"),
     ]
+
+    /// What stays as it is: the joiners inside emoji and Persian words, and the prepended
+    /// concatenation marks, which are drawn.
+    func testJoinersAndVisibleFormatMarksStayAsTheyAre() {
+        for kept in ["👨\u{200D}👩\u{200D}👧", "می\u{200C}خواهم", "\u{0600}١٢", "\u{06DD}"] {
+            XCTAssertEqual(Terminal.escape(kept), kept)
+        }
+    }
 
     func sneakyStore() -> String {
         var customers: [String] = []

@@ -150,6 +150,21 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(g.timeout, 2)
     }
 
+    /// A quoted value keeps a ` #` (a path like "my #1"), a comment may follow the closing quote,
+    /// and a byte order mark before the first key (Windows editors) is not part of that key.
+    func testQuotedValuesKeepTheirHashAndAByteOrderMarkIsSkipped() throws {
+        let path = try write("\u{FEFF}format = tsv\r\nstore = \"/srv/my #1/store.json\"  # the main one\r\n"
+                             + "api-key-file = '/keys/a # b' #\n")
+        let g = try invocation(["check", "a"], environment: ["SUBS_CONFIG": path]).global
+        XCTAssertEqual(g.format, .tsv)
+        XCTAssertEqual(g.store, "/srv/my #1/store.json")
+        XCTAssertEqual(g.apiKeyFile, "/keys/a # b")
+        // A BOM elsewhere than first is still an unknown key, and a comment line stays a comment.
+        let inner = try write("# \"a # b\"\n\u{FEFF}format = tsv\n", to: "inner")
+        XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_CONFIG": inner]),
+                       "\(inner):2: unknown key '\\ufeffformat' (did you mean 'format'?)")
+    }
+
     func testUnknownKeyNamesPathAndLine() throws {
         let path = try write("format = json\n\n# ok\nformt = tsv\n")
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_CONFIG": path]),
@@ -169,6 +184,10 @@ final class ConfigTests: XCTestCase {
             ("timeout = 0", "1: timeout: '0' is not a positive number of seconds"),
             ("store =", "1: store: must not be empty"),
             ("just words", "1: expected 'key = value', got 'just words'"),
+            // A quote that is opened is closed, and only a comment follows it.
+            ("store = \"/srv/subs/main.json", "1: store: the quoted value '\"/srv/subs/main.json' does not end with its quote (\")"),
+            ("store = '/srv/a.json' /srv/b.json", "1: store: the quoted value ''/srv/a.json' /srv/b.json' does not end with its quote (')"),
+            ("format = \"", "1: format: the quoted value '\"' does not end with its quote (\")"),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let path = try write(text + "\n", to: "bad\(index)")

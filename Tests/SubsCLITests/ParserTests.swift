@@ -218,6 +218,15 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(usageError(["check", "alice", "--at", "--json"])?.message, "option '--at' needs a value")
         XCTAssertEqual(usageError(["grant", "a", "p", "--lifetime", "--reason", "--dry-run"])?.message,
                        "option '--reason' needs a value")
+        // A value that starts with "-" and is no option: the message says how to give it.
+        XCTAssertEqual(usageError(["grant", "a", "p", "--lifetime", "--reason", "-refund, see ticket"])?.message,
+                       "option '--reason' needs a value; to give one that starts with '-', write it after '=': --reason=-refund, see ticket")
+        XCTAssertEqual(usageError(["grant", "a", "p", "--lifetime", "--actor", "-x\u{1b}[2J"])?.message,
+                       "option '--actor' needs a value; to give one that starts with '-', write it after '=': --actor=-x\\x1b[2J")
+        XCTAssertEqual(usageError(["grant", "a", "p", "--duration", "-P1D"])?.message,
+                       "option '--duration' needs a value; to give one that starts with '-', write it after '=': --duration=-P1D")
+        XCTAssertEqual(usageError(["check", "a", "--at", "--format=json"])?.message, "option '--at' needs a value")
+        XCTAssertEqual(usageError(["check", "a", "--at", "-q"])?.message, "option '--at' needs a value")
     }
 
     func testChoiceValues() throws {

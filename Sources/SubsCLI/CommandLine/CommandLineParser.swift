@@ -202,9 +202,19 @@ struct ArgumentScan {
         } else if index < arguments.count, Self.canBeValue(arguments[index]) {
             options.append(GivenOption(spec: spec, name: name, value: arguments[index]))
             index += 1
+        } else if index < arguments.count, !Self.namesOption(arguments[index], among: candidates) {
+            // `--reason "-50% promo"`: the value was there but starts with "-"; say how to give it.
+            fail(UsageError("option '\(name)' needs a value; to give one that starts with '-', write it "
+                            + "after '=': --\(spec.long)=\(Terminal.escape(Terminal.cut(arguments[index], to: 40)))", command: command))
         } else {
             fail(UsageError("option '\(name)' needs a value", command: command))
         }
+    }
+
+    /// Whether `argument` is (or starts like `--name=…`) one of the options `candidates` lists.
+    static func namesOption(_ argument: String, among candidates: [OptionSpec]) -> Bool {
+        let name = argument.hasPrefix("--") ? String(argument.prefix { $0 != "=" }) : argument
+        return candidates.contains { $0.longName == name || $0.shortName == name }
     }
 
     /// The next argument is taken as a value unless it looks like an option, so that

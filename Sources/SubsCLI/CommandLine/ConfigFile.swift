@@ -74,7 +74,10 @@ struct ConfigFile {
         let shownPath = Terminal.escape(path)
         // Lines end with LF or CRLF (split on scalars: as Characters, "\r\n" is one and would
         // not split on "\n"); a CR left at the end of a line is trimmed as whitespace.
-        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // A UTF-8 byte order mark (what some Windows editors put first) is not part of the first key.
+        let scalars = text.unicodeScalars.first == "\u{FEFF}" ? Substring(text).unicodeScalars.dropFirst()
+                                                               : Substring(text).unicodeScalars[...]
+        for (index, rawLine) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let place = "\(shownPath):\(index + 1)"
             let line = stripComment(String(String.UnicodeScalarView(rawLine))).trimmingBlanks()
             if line.isEmpty { continue }
@@ -83,12 +86,17 @@ struct ConfigFile {
             }
             let key = String(line[..<eq]).trimmingBlanks()
             var value = String(line[line.index(after: eq)...]).trimmingBlanks()
-            if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q {
-                value = String(value.dropFirst().dropLast())
-            }
             guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
                 let hint = EditDistance.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
                 throw ConfigError("\(place): unknown key \(Terminal.quoted(key))\(hint)")
+            }
+            if let q = value.first, q == "\"" || q == "'" {
+                // A value that opens a quote is the text up to the same quote, and nothing but a
+                // comment may follow: `"a` or `"a" b` is not silently a path with quotes in it.
+                guard value.count >= 2, value.last == q else {
+                    throw ConfigError("\(place): \(key): the quoted value \(Terminal.quoted(value)) does not end with its quote (\(q))")
+                }
+                value = String(value.dropFirst().dropLast())
             }
             if kind == .file { value = ValueCheck.expandingTilde(value, environment: environment) }
             do {
@@ -102,13 +110,23 @@ struct ConfigFile {
         return file
     }
 
-    /// A `#` starts a comment at the start of a line or after a blank, so paths may hold `#`.
+    /// A `#` starts a comment at the start of a line or after a blank, so paths may hold `#`; a
+    /// `#` inside a quoted value (a quote right after the `=`) is part of the value.
     static func stripComment(_ line: String) -> String {
         var previous: Character = " "
+        var lastNonBlank: Character?
+        var openQuote: Character?
         for index in line.indices {
             let c = line[index]
-            if c == "#", previous == " " || previous == "\t" { return String(line[..<index]) }
+            if let q = openQuote {
+                if c == q { openQuote = nil }
+            } else if (c == "\"" || c == "'"), lastNonBlank == "=" {
+                openQuote = c
+            } else if c == "#", previous == " " || previous == "\t" {
+                return String(line[..<index])
+            }
             previous = c
+            if c != " " && c != "\t" { lastNonBlank = c }
         }
         return line
     }

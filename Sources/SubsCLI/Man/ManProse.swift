@@ -70,8 +70,9 @@ enum ManProse {
         An empty environment variable counts as unset. \
         The config file holds key = value lines whose keys are the long names of the options \
         \(ConfigFile.keys.dropLast().joined(separator: ", ")) and \(ConfigFile.keys.last ?? ""). \
-        A # at the start of a line or after a blank starts a comment, a value may be put in quotes, \
-        and a path starting with ~/ is taken from the home directory. \
+        A # at the start of a line or after a blank starts a comment, a value may be put in quotes \
+        (a # inside them is part of the value; an opened quote must close), a byte order mark at the \
+        start of the file is skipped, and a path starting with ~/ is taken from the home directory. \
         An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
         naming the file and line or the variable. \
         Lines end with LF or CRLF; a file larger than 64 KiB is exit status 78. \

@@ -8,10 +8,11 @@ public enum Terminal {
     /// mistaken for an escaped control character.
     public static func escape(_ text: String) -> String {
         // Almost all text has nothing to escape: C0, DEL and `\` are single bytes, every C1
-        // control is encoded as 0xC2 0x80...0x9F, and the format characters below start with
-        // 0xD8 (U+061C), 0xE2 (U+2xxx) or 0xEF (U+FEFF), so a byte scan decides.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x5C || $0 == 0xC2
-                                        || $0 == 0xD8 || $0 == 0xE2 || $0 == 0xEF }) { return text }
+        // control (and U+00AD) is encoded as 0xC2 0x80...0xAD, and the format characters start
+        // with one of the lead bytes `formatLeadBytes` lists, so a byte scan decides.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x5C || Self.formatLeadBytes.contains($0) }) {
+            return text
+        }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
@@ -21,7 +22,9 @@ public enum Terminal {
             } else if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
                 out += "\\x" + String(v, radix: 16, uppercase: false).leftPadded(to: 2)
             } else if isHiddenFormatCharacter(v) {
-                out += "\\u" + String(v, radix: 16, uppercase: false).leftPadded(to: 4)
+                // Beyond U+FFFF, eight digits, so `\ue0001` is never read as U+E000 then "1".
+                out += v > 0xFFFF ? "\\U" + String(v, radix: 16, uppercase: false).leftPadded(to: 8)
+                                  : "\\u" + String(v, radix: 16, uppercase: false).leftPadded(to: 4)
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -29,19 +32,26 @@ public enum Terminal {
         return out
     }
 
-    /// Characters that reorder the line around them or are invisible: the bidi marks, embeddings,
-    /// overrides and isolates (U+061C, U+200E/F, U+202A–E, U+2066–9), zero-width space and word
-    /// joiner (U+200B, U+2060–4), line and paragraph separators (U+2028/9) and the byte order
-    /// mark / zero-width no-break space (U+FEFF). The joiners U+200C/D are left alone: they are
-    /// part of ordinary Persian and Indic words and of emoji sequences, and move nothing.
+    /// Characters that reorder the line around them or are invisible: every format character
+    /// (Unicode general category Cf) — the bidi marks, embeddings, overrides and isolates, the
+    /// zero-width space and word joiner, the soft hyphen, U+180E, the deprecated U+206A–F, the
+    /// interlinear annotation marks, the tag characters U+E0001–E007F (which can spell hidden
+    /// ASCII after a visible id) — and the line and paragraph separators U+2028/9. Left alone:
+    /// the joiners U+200C/D, part of ordinary Persian and Indic words and of emoji sequences, and
+    /// the prepended concatenation marks (U+0600–5, U+06DD, U+070F, U+0890–1, U+08E2, U+110BD,
+    /// U+110CD), which are drawn as visible signs.
     static func isHiddenFormatCharacter(_ v: UInt32) -> Bool {
         switch v {
-        case 0x061C, 0x200B, 0x200E, 0x200F, 0x2028...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF:
-            return true
-        default:
-            return false
+        case 0x2028, 0x2029: return true
+        case 0x200C, 0x200D, 0x0600...0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD: return false
+        default: return Unicode.Scalar(v)?.properties.generalCategory == .format
         }
     }
+
+    /// The first UTF-8 byte of every format character (and of U+2028/9): U+00AD (0xC2), U+061C
+    /// (0xD8), U+06DD (0xDB), U+070F (0xDC), U+0890–U+08E2 (0xE0), U+180E (0xE1), U+2xxx (0xE2),
+    /// U+FEFF and U+FFF9–B (0xEF), U+110BD…U+1D17A (0xF0), U+E0001–E007F (0xF3).
+    static let formatLeadBytes: Set<UInt8> = [0xC2, 0xD8, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3]
 
     /// The most characters of one value quoted in a message.
     static let quotedLimit = 80
