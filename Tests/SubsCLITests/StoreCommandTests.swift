@@ -60,4 +60,34 @@ final class StoreCommandTests: XCTestCase {
         ])
         XCTAssertTrue(result.stderr.contains("5 problems"), result.stderr)
     }
+
+    /// A store that is not JSON at all (truncated, not UTF-8, nested too deep) is one problem of
+    /// the same document, so that `| jq .valid` says false exactly when the store is worst; a
+    /// missing or unreadable store is still an error of its own.
+    func testValidateOfAStoreThatIsNotJSONAnswersTheSameDocument() throws {
+        let cases: [(String, [UInt8], String)] = [
+            ("truncated.json", Array(#"{"schemaVersion": 1, "#.utf8), "1:22: "),
+            ("latin1.json", Array(#"{"schemaVersion": 1, "products": {}, "customers": {"caf"#.utf8) + [0xE9] + Array(#"": {}}}"#.utf8), "1:"),
+            ("deep.json", Array((String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).utf8), "1:"),
+        ]
+        for (name, bytes, position) in cases {
+            let path = dir.path + "/" + name
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            let json = runCLI(["--store", path, "store", "validate", "--json"])
+            XCTAssertEqual(json.status, .dataError, name)
+            let doc = try JSON.parse(json.stdout)
+            XCTAssertEqual(doc.objectValue?.keys, ["store", "valid", "problems"], name)
+            XCTAssertEqual(doc["valid"], .bool(false), name)
+            let problems = try XCTUnwrap(doc["problems"]?.arrayValue, name)
+            XCTAssertEqual(problems.count, 1, name)
+            XCTAssertEqual(problems.first?["path"], .string(""), name)
+            XCTAssertTrue(problems.first?["message"]?.stringValue?.hasPrefix(position) == true, "\(name): \(json.stdout)")
+            XCTAssertEqual(json.stderr, "subs: error: \(path): 1 problem found\n", name)
+            let table = runCLI(["--store", path, "store", "validate"])
+            XCTAssertTrue(table.stdout.hasPrefix(path + ":" + position), table.stdout)
+        }
+        let missing = runCLI(["--store", dir.path + "/none.json", "store", "validate", "--json"])
+        XCTAssertEqual(missing.status.rawValue, 66)
+        XCTAssertEqual(missing.stdout, "")
+    }
 }

@@ -71,6 +71,7 @@ struct ValidateResult: CommandResult {
 
     func table(_ style: OutputStyle) -> String {
         if problems.isEmpty { return "\(Terminal.escape(path)): valid\n" }
-        return problems.map { Terminal.escape("\(path): \($0)") + "\n" }.joined()
+        // A syntax error has no JSON path: `store.json:1:22: …`, as an editor reads it.
+        return problems.map { Terminal.escape($0.path.isEmpty ? "\(path):\($0.message)" : "\(path): \($0)") + "\n" }.joined()
     }
 }

@@ -5,8 +5,15 @@ import SubsJSON
 public enum StoreValidator {
     /// All schema problems of the store in document order (empty: valid). Throws `StoreError`
     /// for a store that is missing, unreadable or not valid JSON (those stop everything).
+    /// A store that is not JSON at all has one problem, its first syntax error, at the path ""
+    /// with its line and column: `store validate --json` answers the same document either way.
     public static func problems(path: String) throws -> [StoreProblem] {
-        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        let store: ScannedStore
+        do {
+            store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        } catch StoreError.syntax(_, let error) {
+            return [StoreProblem(path: "", message: "\(error)")]
+        }
         // A store truncated or rewritten during the checks is refused, not half-reported.
         return try store.file.reading { try problems(of: store) }
     }
