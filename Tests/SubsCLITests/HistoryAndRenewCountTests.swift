@@ -60,6 +60,15 @@ final class HistoryAndRenewCountTests: XCTestCase {
         XCTAssertEqual(early["entries"]?.arrayValue?.count, 1, "records after --at do not exist yet")
     }
 
+    func testASinceAfterTheUntilIsAUsageErrorBeforeAnythingIsRead() {
+        let empty = run(["history", "alice", "--since", "2026-12-01", "--until", "2026-11-30T23:59Z", "--json"])
+        XCTAssertEqual(empty.status, .usage)
+        XCTAssertEqual(empty.stdout, "")
+        XCTAssertTrue(empty.stderr.contains("--since 2026-12-01T00:00:00Z is after --until 2026-11-30T23:59:00Z"), empty.stderr)
+        // The same instant is a window of one instant, not an error.
+        XCTAssertEqual(run(["history", "alice", "--since", "2026-11-30", "--until", "2026-11-30"]).status, .success)
+    }
+
     func testHistoryOfGrantsAndTable() {
         let out = run(["history", "dave"]).stdout
         XCTAssertTrue(out.hasPrefix("DATE               ENTITLEMENT  WHAT HAPPENED\n"), out)

@@ -7,6 +7,11 @@ enum HistoryCommand {
     private typealias Options = CommandLineSpec.Options
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        // An empty window is a mistake in the command, not a customer without history.
+        if let since = invocation.instant(Options.since), let until = invocation.instant(Options.historyUntil), since > until {
+            throw UsageError("history: --since \(ISODate.format(since)) is after --until \(ISODate.format(until))",
+                             command: .history)
+        }
         let users = try Commands.users(invocation.positionals, context)
         let source = try Commands.source(invocation, context)
         try source.require(.history)
