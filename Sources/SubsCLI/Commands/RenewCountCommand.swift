@@ -94,7 +94,8 @@ struct RenewCountResult: CommandResult {
         TextTable(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
                   rows: counts.flatMap { asked -> [[Cell]] in
                       switch asked {
-                      case .missing(let m): return [[m.customerId ?? "", m.requestedId, "", "", m.code].map { Cell($0) }]
+                      // The entitlement asked for, so that a script sees which one a row is about.
+                      case .missing(let m): return [[m.customerId ?? "", m.requestedId, entitlement ?? "", "", m.code].map { Cell($0) }]
                       case .found(let c):
                           if c.entitlements.isEmpty { return [[c.customerId, c.requestedId, "", "", ""].map { Cell($0) }] }
                           return c.entitlements.map { [c.customerId, c.requestedId, $0.id, Self.count($0), ""].map { Cell($0) } }
