@@ -3,7 +3,7 @@
 // messages, and a standard output that fails.
 
 import Foundation
-import SubsCLI
+@testable import SubsCLI
 import SubsJSON
 import SubsKit
 import XCTest
@@ -154,6 +154,19 @@ final class CLIHardeningTests: XCTestCase {
         for kept in ["👨\u{200D}👩\u{200D}👧", "می\u{200C}خواهم", "\u{0600}١٢", "\u{06DD}"] {
             XCTAssertEqual(Terminal.escape(kept), kept)
         }
+    }
+
+    /// The byte scan that lets most text through untouched misses no character the escape
+    /// would change: every scalar of Unicode, one at a time, between plain letters.
+    func testTheFastPathMissesNoCharacterThatIsEscaped() {
+        var missed: [UInt32] = []
+        for v in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            let needs = v < 0x20 || v == 0x7F || v == 0x5C || (0x80...0x9F).contains(v) || Terminal.isHiddenFormatCharacter(v)
+            if needs, !String(scalar).utf8.contains(where: Terminal.mayStartAnEscape) { missed.append(v) }
+        }
+        XCTAssertEqual(missed, [])
+        XCTAssertEqual(Terminal.escape("ab\u{E0041}\u{E0042}"), "ab\\U000e0041\\U000e0042")
     }
 
     func sneakyStore() -> String {

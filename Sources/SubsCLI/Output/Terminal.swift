@@ -9,10 +9,8 @@ public enum Terminal {
     public static func escape(_ text: String) -> String {
         // Almost all text has nothing to escape: C0, DEL and `\` are single bytes, every C1
         // control (and U+00AD) is encoded as 0xC2 0x80...0xAD, and the format characters start
-        // with one of the lead bytes `formatLeadBytes` lists, so a byte scan decides.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x5C || Self.formatLeadBytes.contains($0) }) {
-            return text
-        }
+        // with one of the lead bytes `mayStartAnEscape` lists, so a byte scan decides.
+        if !text.utf8.contains(where: mayStartAnEscape) { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
@@ -51,7 +49,15 @@ public enum Terminal {
     /// The first UTF-8 byte of every format character (and of U+2028/9): U+00AD (0xC2), U+061C
     /// (0xD8), U+06DD (0xDB), U+070F (0xDC), U+0890–U+08E2 (0xE0), U+180E (0xE1), U+2xxx (0xE2),
     /// U+FEFF and U+FFF9–B (0xEF), U+110BD…U+1D17A (0xF0), U+E0001–E007F (0xF3).
-    static let formatLeadBytes: Set<UInt8> = [0xC2, 0xD8, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3]
+    /// Whether a byte is a C0 control, DEL, `\` or one of those lead bytes: a switch, not a set
+    /// lookup, since every cell of every table goes through it.
+    @inline(__always)
+    static func mayStartAnEscape(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x00..<0x20, 0x7F, 0x5C, 0xC2, 0xD8, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3: return true
+        default: return false
+        }
+    }
 
     /// The most characters of one value quoted in a message.
     static let quotedLimit = 80
