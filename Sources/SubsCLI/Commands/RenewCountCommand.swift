@@ -94,8 +94,11 @@ struct RenewCountResult: CommandResult {
         TextTable(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
                   rows: counts.flatMap { asked -> [[Cell]] in
                       switch asked {
-                      // The entitlement asked for, so that a script sees which one a row is about.
-                      case .missing(let m): return [[m.customerId ?? "", m.requestedId, entitlement ?? "", "", m.code].map { Cell($0) }]
+                      // A customer who never had the entitlement asked for: its row names it, as the
+                      // error is about it; a customer not found has no entitlements at all.
+                      case .missing(let m):
+                          let asked = m.customerId == nil ? "" : entitlement ?? ""
+                          return [[m.customerId ?? "", m.requestedId, asked, "", m.code].map { Cell($0) }]
                       case .found(let c):
                           if c.entitlements.isEmpty { return [[c.customerId, c.requestedId, "", "", ""].map { Cell($0) }] }
                           return c.entitlements.map { [c.customerId, c.requestedId, $0.id, Self.count($0), ""].map { Cell($0) } }
