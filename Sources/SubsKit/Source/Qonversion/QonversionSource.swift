@@ -5,18 +5,15 @@
 
 import SubsJSON
 
+/// A USER resolved: its Qonversion user id, and the alias shown for it (that id, when USER was an identity).
+typealias QonversionUser = (userId: String, alias: String?)
+
 public struct QonversionSource: CustomerSource {
     public static let defaultBaseURL = "https://api.qonversion.io/v3"
 
     public let client: RemoteClient
     public let cachePolicy: CachePolicy
     public let clock: any Clock
-
-    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
-        self.client = client
-        self.cachePolicy = cachePolicy
-        self.clock = clock
-    }
 
     public var capabilities: SourceCapabilities { [.grants] }
 
@@ -42,6 +39,15 @@ public struct QonversionSource: CustomerSource {
     // MARK: reading
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+        try statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
+            try entitlements(of: user.userId, cachePolicy: cachePolicy, remarks: &remarks)
+        }
+    }
+
+    /// `statuses` of API v3 and v4 alike, which differ only in how the entitlements are read:
+    /// each USER resolved and read once, its status built by `status`, a note when projected.
+    func statuses(of ids: [String], at t: Instant?, projectionNote: (Instant) -> String,
+                  entitlements: (QonversionUser, inout Remarks) throws -> EntitlementsAnswer?) throws -> StatusAnswer {
         var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var firstDate: Instant?
@@ -49,21 +55,32 @@ public struct QonversionSource: CustomerSource {
         for id in ids {
             if let known = seen[id] { statuses.append(known); continue }
             var status: CustomerStatus?
-            if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks),
-               let answer = try entitlements(of: user.userId, cachePolicy: cachePolicy, remarks: &remarks) {
+            if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks), let answer = try entitlements(user, &remarks) {
                 firstDate = firstDate ?? answer.requestDate
-                var described = Self.describe(answer.list, projectedTo: t)
-                // A cached answer's `active` is as of its fetch: judged again at the local clock.
-                if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
-                status = CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
-                                        requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
-                                        entitlements: described)
+                status = Self.status(id, user, answer, at: t)
             }
             seen[id] = status
             statuses.append(status)
         }
-        if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
+        if let t, !ids.isEmpty { remarks.note(projectionNote(t)) }
         return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
+    }
+
+    /// USER's status from its user's entitlements (v3 or v4), at T; a cached answer's `active` is
+    /// as of its fetch, so it is judged again at the local clock.
+    static func status(_ id: String, _ user: QonversionUser, _ answer: EntitlementsAnswer, at t: Instant?) -> CustomerStatus {
+        var described = describe(answer.list, projectedTo: t)
+        if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
+        return CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
+                              requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
+                              entitlements: described)
+    }
+
+    /// A user's entitlements as one answer gave them (v4: every page), nil for an unknown user.
+    struct EntitlementsAnswer {
+        var list: [QonversionEntitlement]
+        var requestDate: Instant
+        var fromCache: Bool
     }
 
     public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
@@ -100,7 +117,7 @@ public struct QonversionSource: CustomerSource {
     }
 
     /// The Qonversion user id of USER, and the other id to show as an alias; nil when unknown.
-    func resolve(_ id: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws -> (userId: String, alias: String?)? {
+    func resolve(_ id: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws -> QonversionUser? {
         if id.hasPrefix("QON_") { return (id, nil) }
         // An empty segment would ask for /identities/ itself.
         if id.isEmpty { return nil }
@@ -120,14 +137,14 @@ public struct QonversionSource: CustomerSource {
     /// The user's entitlements and the server's clock (HTTP `Date`, else ours; the local clock
     /// for a cached answer); nil for an unknown user. Entitlements left out as malformed are warnings.
     func entitlements(of userId: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws
-        -> (list: [QonversionEntitlement], requestDate: Instant, fromCache: Bool)? {
+        -> EntitlementsAnswer? {
         let answer = try client.get(entitlementsPath(userId), customer: userId, cachePolicy: cachePolicy)
         remarks.note(from: answer)
         switch answer.response.status {
         case 200:
             let decoded = try decoded(answer) { try QonversionWire.entitlements($0) }
             remarks.leaveOut(decoded.problems, of: "Qonversion user '\(userId)'")
-            return (decoded.entitlements, requestDate(answer), answer.cacheAge != nil)
+            return EntitlementsAnswer(list: decoded.entitlements, requestDate: requestDate(answer), fromCache: answer.cacheAge != nil)
         case 404:
             try requireOwnNotFound(answer)
             return nil
@@ -139,7 +156,7 @@ public struct QonversionSource: CustomerSource {
 
     /// The one user a grant or revoke (v3 or v4) is for, resolved over the network: checkWrite
     /// passed, so one user is named (once or more), with no dry run and an end in the future.
-    func writeTarget(_ ids: [String], remarks: inout Remarks) throws -> (id: String, user: (userId: String, alias: String?)) {
+    func writeTarget(_ ids: [String], remarks: inout Remarks) throws -> (id: String, user: QonversionUser) {
         guard cachePolicy != .offline else { throw NotOffered(Self.writeNeedsNetwork) }
         guard let id = ids.first else { throw NotOffered("a grant or revoke names a user") }
         guard let user = try resolve(id, cachePolicy: .network, remarks: &remarks) else {

@@ -59,31 +59,9 @@ public struct QonversionV4Source: CustomerSource {
 
     public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
-        var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
-        var firstDate: Instant?
-        var seen: [String: CustomerStatus?] = [:]
-        for id in ids {
-            if let known = seen[id] { statuses.append(known); continue }
-            var status: CustomerStatus?
-            if let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks) {
-                firstDate = firstDate ?? answer.requestDate
-                status = self.status(id, user, answer, at: t)
-            }
-            seen[id] = status
-            statuses.append(status)
+        return try v3.statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
+            try entitlements(of: user.userId, remarks: &remarks)
         }
-        if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
-    }
-
-    private func status(_ id: String, _ user: (userId: String, alias: String?), _ answer: EntitlementsAnswer,
-                        at t: Instant?) -> CustomerStatus {
-        var described = QonversionSource.describe(answer.list, projectedTo: t)
-        if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
-        return CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
-                              requestedId: id, requestDate: t ?? answer.requestDate, projected: t != nil,
-                              entitlements: described)
     }
 
     static func projectionNote(_ t: Instant) -> String {
@@ -111,7 +89,7 @@ public struct QonversionV4Source: CustomerSource {
               let purchases = try purchases(of: user.userId, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
-        var status = self.status(id, user, answer, at: t)
+        var status = QonversionSource.status(id, user, answer, at: t)
         let counts = QonversionPurchaseHistory.renewsCounts(purchases.list, entitlements: answer.list,
                                                             until: t ?? answer.requestDate)
         for i in status.entitlements.indices { status.entitlements[i].renewsCount = counts[status.entitlements[i].id] ?? nil }
@@ -128,18 +106,12 @@ public struct QonversionV4Source: CustomerSource {
         throw NotOffered("subs does not read Qonversion's entitlement definitions")
     }
 
-    func resolve(_ id: String, remarks: inout Remarks) throws -> (userId: String, alias: String?)? {
+    func resolve(_ id: String, remarks: inout Remarks) throws -> QonversionUser? {
         try v3.resolve(id, cachePolicy: cachePolicy, remarks: &remarks)
     }
 
-    struct EntitlementsAnswer {
-        var list: [QonversionEntitlement]
-        var requestDate: Instant
-        var fromCache: Bool
-    }
-
     /// Every page of the user's entitlements; nil for an unknown user.
-    func entitlements(of userId: String, policy: CachePolicy? = nil, remarks: inout Remarks) throws -> EntitlementsAnswer? {
+    func entitlements(of userId: String, policy: CachePolicy? = nil, remarks: inout Remarks) throws -> QonversionSource.EntitlementsAnswer? {
         let path = "/users/" + RemoteURL.segment(userId) + "/entitlements"
         guard let read = try pages(path, userId: userId, policy: policy ?? cachePolicy, remarks: &remarks,
                                    decode: QonversionV4Wire.entitlementsPage) else {
@@ -147,7 +119,7 @@ public struct QonversionV4Source: CustomerSource {
         }
         // Entitlements are few: a listing past the page cap is a server that never ends.
         if let reason = read.incompleteReason { remarks.note("user entitlements: " + reason) }
-        return EntitlementsAnswer(list: read.list, requestDate: read.requestDate, fromCache: read.fromCache)
+        return QonversionSource.EntitlementsAnswer(list: read.list, requestDate: read.requestDate, fromCache: read.fromCache)
     }
 
     /// Every page of the user's purchases (newest first, as listed); nil for an unknown user.

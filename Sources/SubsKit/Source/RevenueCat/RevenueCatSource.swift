@@ -41,12 +41,6 @@ public struct RevenueCatSource: CustomerSource {
     public let cachePolicy: CachePolicy
     public let clock: any Clock
 
-    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
-        self.client = client
-        self.cachePolicy = cachePolicy
-        self.clock = clock
-    }
-
     public var capabilities: SourceCapabilities { [.history, .grants, .lifetimeGrants] }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {

@@ -17,12 +17,6 @@ public struct RevenueCatV2Source: CustomerSource {
     public let cachePolicy: CachePolicy
     public let clock: any Clock
 
-    public init(client: RemoteClient, cachePolicy: CachePolicy, clock: any Clock) {
-        self.client = client
-        self.cachePolicy = cachePolicy
-        self.clock = clock
-    }
-
     /// Whether a base URL names RevenueCat's API v2: its path is `/v2/projects/PROJECT_ID`.
     public static func isVersion2(_ base: String) -> Bool {
         guard let scheme = base.range(of: "://") else { return false }
