@@ -135,8 +135,12 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let ids: [String]
     do {
         ids = try store.customerIds()
-    } catch is StoreError {
-        precondition(problems == nil, "customerIds failed on a store that validated")
+    } catch let error as StoreError {
+        precondition(problems?.isEmpty != true, "customerIds failed on a store that validated")
+        // A store that is not JSON is the validator's one problem, at the empty path, with its position.
+        if case .syntax(_, let syntax) = error {
+            precondition(problems == [StoreProblem(path: "", message: "\(syntax)")], "a syntax error validated as \(String(describing: problems))")
+        }
         return 0
     } catch {
         fatalError("customerIds threw \(type(of: error)): \(error)")
