@@ -8,19 +8,17 @@ import SubsJSON
 @testable import SubsKit
 
 final class IdempotencyTests: XCTestCase {
-    private var dir = ""
+    private var dir: TempDir!
     private var path = ""
     private let now = ISODate.parse("2026-12-01T12:00:00Z")!
     private let lifetime = #"{"entitlement": "premium", "expirationDate": null}"#
 
-    override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "subs-idem-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        path = dir + "/store.json"
-        try DemoStore.json.write(toFile: path, atomically: true, encoding: .utf8)
+    override func setUp() {
+        dir = TempDir()
+        path = dir.write("store.json", DemoStore.json)
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+    override func tearDown() { dir = nil }
 
     private func api(clock: (any Clock)? = nil, budget: Int = SubsAPI.replayBudget) -> SubsAPI {
         SubsAPI(store: LocalStore(path: path), token: nil, clock: clock ?? FixedClock(now), replayBudget: budget)
@@ -170,7 +168,7 @@ final class IdempotencyTests: XCTestCase {
         XCTAssertEqual(api.handle(post("/v1/customers/trent/grants", lifetime + " ", key: "day")).status, 201)
         XCTAssertEqual(try grants("trent"), before + 1)
         // A 500 (the store unreadable for a moment) is not the answer a retry gets.
-        let saved = dir + "/saved.json"
+        let saved = dir.path + "/saved.json"
         XCTAssertEqual(rename(path, saved), 0)
         XCTAssertEqual(mkdir(path, 0o700), 0)
         XCTAssertEqual(api.handle(post("/v1/customers/trent/grants", lifetime, key: "retry")).status, 500)

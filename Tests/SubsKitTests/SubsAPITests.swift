@@ -7,18 +7,16 @@ import SubsJSON
 @testable import SubsKit
 
 final class SubsAPITests: XCTestCase {
-    private var dir = ""
+    private var dir: TempDir!
     private var path = ""
     private let now = ISODate.parse("2026-12-01T12:00:00Z")!
 
-    override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "subs-api-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        path = dir + "/store.json"
-        try DemoStore.json.write(toFile: path, atomically: true, encoding: .utf8)
+    override func setUp() {
+        dir = TempDir()
+        path = dir.write("store.json", DemoStore.json)
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+    override func tearDown() { dir = nil }
 
     private func api(token: String? = nil) -> SubsAPI {
         SubsAPI(store: LocalStore(path: path), token: token, clock: FixedClock(now))
