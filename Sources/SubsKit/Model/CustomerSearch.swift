@@ -67,6 +67,16 @@ public struct FindMatch: Equatable, Sendable {
         self.activeEntitlements = activeEntitlements
     }
 
+    /// `{"customerId", "matchedBy", "email", "activeEntitlements"}`: one match of a find document.
+    public var document: JSONValue {
+        .object(JSONObject([
+            ("customerId", .string(customerId)),
+            ("matchedBy", .string(matchedBy.rawValue)),
+            ("email", email.map { .string($0) } ?? .null),
+            ("activeEntitlements", .array(activeEntitlements.map { .string($0) })),
+        ]))
+    }
+
     /// The email a record holds: `email`, else RevenueCat's reserved `$email`.
     public static func email(of record: CustomerRecord) -> String? {
         record.attributes?["email"]?.stringValue ?? record.attributes?["$email"]?.stringValue
@@ -88,14 +98,7 @@ public struct FindResult: Equatable, Sendable {
     public var document: JSONValue {
         .object(JSONObject([
             ("term", .string(term)),
-            ("matches", .array(matches.map { match in
-                .object(JSONObject([
-                    ("customerId", .string(match.customerId)),
-                    ("matchedBy", .string(match.matchedBy.rawValue)),
-                    ("email", match.email.map { .string($0) } ?? .null),
-                    ("activeEntitlements", .array(match.activeEntitlements.map { .string($0) })),
-                ]))
-            })),
+            ("matches", .array(matches.map(\.document))),
         ]))
     }
 

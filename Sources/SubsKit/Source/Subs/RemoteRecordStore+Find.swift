@@ -1,44 +1,54 @@
-// `find` through `subs serve` (provider `subs`): `GET /v1/customers?search=TERM` names the
-// customers; their records are then read like `check` reads them, so that the status is computed
-// here with the rules at the server's requestDate, or at --at.
+// `find` through `subs serve` (provider `subs`): `GET /v1/customers?search=TERM` answers what the
+// find table shows — each match's id, how it matched, its email and its active entitlements,
+// evaluated by the server with the same rules at its clock, or at --at (`&at=`) — so a term
+// costs one request (one per page of 10 000 matches or 1 MiB: the answer's `next` names the
+// following page). No customer is read on its own.
 
 import SubsJSON
 
 extension RemoteRecordStore {
-    public func find(_ query: FindQuery) throws -> FoundRecords {
+    /// The most matches one page may hold (the server's bound; it may send fewer, by bytes).
+    static let searchPageLimit = 10_000
+
+    public func findResults(_ query: FindQuery, at t: Instant?, now: Instant) throws -> (results: [FindResult], requestDate: Instant) {
         var remarks = Remarks()
         defer { pending.add(remarks) }
-        var perTerm: [[(id: String, kind: MatchKind)]] = []
+        var results: [FindResult] = []
+        var served: Instant?
         for term in query.terms {
             // The API's paths start with /v1; a base URL given with it already has it.
             var target = (client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1") + "/customers?search=" + RemoteURL.segment(term)
             for key in query.attributes { target += "&attribute=" + RemoteURL.segment(key) }
-            let answer = try client.get(target, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
-            remarks.note(from: answer)
-            // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
-            guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
-            guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
-                throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
-            }
-            guard result.term == term else {
-                throw RemoteError.protocolError(url: answer.url, reason: "the answer is about another term")
-            }
-            perTerm.append(result.matches.map { ($0.customerId, $0.matchedBy) })
+            if let t { target += "&at=" + RemoteURL.segment(ISODate.format(t)) }
+            target += "&limit=\(Self.searchPageLimit)"
+            var matches: [FindMatch] = []
+            var cursor: String?
+            repeat {
+                let page = target + (cursor.map { "&cursor=" + RemoteURL.segment($0) } ?? "")
+                let answer = try client.get(page, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
+                remarks.note(from: answer)
+                // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
+                guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
+                guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
+                    throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
+                }
+                guard result.term == term else {
+                    throw RemoteError.protocolError(url: answer.url, reason: "the answer is about another term")
+                }
+                if served == nil, answer.cacheAge == nil { served = answer.response.header("Date").flatMap(HTTPDate.parse) }
+                matches += result.matches
+                switch document["next"] {
+                case nil, .null?:
+                    cursor = nil
+                case .string(let next)? where !next.isEmpty && next != cursor && !result.matches.isEmpty:
+                    cursor = next
+                default:
+                    // A page that names no next page, or itself again, would never end.
+                    throw RemoteError.protocolError(url: answer.url, reason: "the answer's next page is not a cursor that goes on")
+                }
+            } while cursor != nil
+            results.append(FindResult(term: term, matches: matches))
         }
-        // Each customer read once, however many terms named it.
-        var ids: [String] = []
-        var seen: Set<String> = []
-        for match in perTerm.joined() where seen.insert(match.id).inserted { ids.append(match.id) }
-        guard !ids.isEmpty else { return FoundRecords(catalog: Catalog([]), matches: perTerm.map { _ in [] }) }
-        let lookup = try lookup(ids, remarks: &remarks)
-        var records: [String: CustomerRecord] = [:]
-        for (id, record) in zip(ids, lookup.records) {
-            if let record { records[id] = record } else {
-                remarks.warn("customer '\(id)' was found by the search but was gone when it was read")
-            }
-        }
-        return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in
-            matches.compactMap { match in records[match.id].map { (record: $0, kind: match.kind) } }
-        })
+        return (results, t ?? served ?? now)
     }
 }
