@@ -182,6 +182,30 @@ final class FindServeTests: XCTestCase {
             XCTAssertEqual(result.status, .protocolError, result.stderr)
         }
     }
+
+    /// A server whose `next` never ends the search — not a string, the same cursor again, a next
+    /// page after an empty one, or new cursors without end — is a protocol error, not a loop.
+    func testANextThatNeverEndsIsAProtocolError() throws {
+        let match = JSONValue.object(JSONObject([("customerId", .string("a")), ("matchedBy", .string("customerId")),
+                                                 ("email", .null), ("activeEntitlements", .array([]))]))
+        let served = Recorder()
+        for (name, next, matches) in [("number", JSONValue.number("1"), [match]), ("same", .string("c"), [match]),
+                                      ("empty", .string("e"), []), ("endless", .string(""), [match])] {
+            served.clear()
+            let transport = InProcessTransport { request in
+                served.add(request.target)
+                var cursor = next
+                if name == "endless" { cursor = .string("page-\(served.all.count)") }
+                if name == "same", !request.target.contains("cursor=") { cursor = .string("c") }
+                return .json(.object(JSONObject([("term", .string("a")), ("matches", .array(matches)), ("next", cursor)])))
+            }
+            let result = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache-\(name)"], http: transport)
+                .run(["--remote", "http://127.0.0.1:9", "find", "a"])
+            XCTAssertEqual(result.status, .protocolError, "\(name): \(result.stderr)")
+            XCTAssertLessThanOrEqual(served.all.count, RemoteRecordStore.searchPageCap, name)
+        }
+        XCTAssertEqual(served.all.count, RemoteRecordStore.searchPageCap, "the endless server was asked up to the cap")
+    }
 }
 
 final class FindRevenueCatTests: RevenueCatTestCase {

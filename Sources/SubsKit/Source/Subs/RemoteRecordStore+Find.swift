@@ -9,6 +9,9 @@ import SubsJSON
 extension RemoteRecordStore {
     /// The most matches one page may hold (the server's bound; it may send fewer, by bytes).
     static let searchPageLimit = 10_000
+    /// Pages read for one term at most: a server that never names a last page is a protocol
+    /// error, not a loop without end (1 000 pages hold a billion bytes of matches).
+    static let searchPageCap = 1_000
 
     public func findResults(_ query: FindQuery, at t: Instant?, now: Instant) throws -> (results: [FindResult], requestDate: Instant) {
         var remarks = Remarks()
@@ -23,7 +26,9 @@ extension RemoteRecordStore {
             target += "&limit=\(Self.searchPageLimit)"
             var matches: [FindMatch] = []
             var cursor: String?
+            var pages = 0
             repeat {
+                pages += 1
                 let page = target + (cursor.map { "&cursor=" + RemoteURL.segment($0) } ?? "")
                 let answer = try client.get(page, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
                 remarks.note(from: answer)
@@ -40,11 +45,14 @@ extension RemoteRecordStore {
                 switch document["next"] {
                 case nil, .null?:
                     cursor = nil
-                case .string(let next)? where !next.isEmpty && next != cursor && !result.matches.isEmpty:
+                case .string(let next)? where !next.isEmpty && next != cursor && !result.matches.isEmpty && pages < Self.searchPageCap:
                     cursor = next
                 default:
-                    // A page that names no next page, or itself again, would never end.
-                    throw RemoteError.protocolError(url: answer.url, reason: "the answer's next page is not a cursor that goes on")
+                    // A next page named by an empty page, or the page itself again, or past the
+                    // cap, would never end.
+                    throw RemoteError.protocolError(url: answer.url, reason: pages < Self.searchPageCap
+                        ? "the answer's next page is not a cursor that goes on"
+                        : "the search named a next page after \(Self.searchPageCap) pages")
                 }
             } while cursor != nil
             results.append(FindResult(term: term, matches: matches))
