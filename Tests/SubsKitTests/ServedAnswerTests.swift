@@ -244,6 +244,41 @@ final class ServedAnswerTests: XCTestCase {
         XCTAssertEqual(api.served.recordsChecked, 2)
     }
 
+    /// The file of a version whose records are being checked is rewritten in place (truncated,
+    /// then written: `cp backup.json store.json`): the check gives that version up, never reads
+    /// past what is left, and the next request indexes what is there now.
+    func testAVersionRewrittenInPlaceWhileItsRecordsAreCheckedIsGivenUp() throws {
+        try write(DemoStore.json)
+        let api = api()
+        try api.prepare()
+        let hold = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        api.served.beforeChecking = {
+            held.signal()
+            hold.wait()
+        }
+        try outsideGrant("trent")
+        XCTAssertEqual(api.handle(get("trent")).status, 200)
+        XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "no check started")
+        for shorter in [true, false] {
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: 0)
+            let text = shorter ? #"{"schemaVersion": 1, \#(Self.products), "customers": {"trent": {}}}"#
+                               : DemoStore.json.replacingOccurrences(of: "\"trent\": {", with: "\"trent2\": {")
+            handle.write(Data(text.utf8))
+            try handle.close()
+            hold.signal()
+            let answer = api.handle(get(shorter ? "trent" : "trent2"))
+            XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+            XCTAssertEqual(try JSON.parse(answer.body), try oldAnswer(shorter ? "trent" : "trent2"))
+            if shorter { XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the new version's check did not start") }
+        }
+        // The checks from here on are not held.
+        for _ in 0..<20 { hold.signal() }
+        XCTAssertTrue(eventually { api.answerWithoutWaiting(get("trent2")) != nil }, "the version on disk was never checked")
+        XCTAssertEqual(api.answerWithoutWaiting(get("trent"))?.status, 404)
+    }
+
     func testANewCatalogChecksEveryRecordAgain() throws {
         try write(#"{"schemaVersion": 1, \#(Self.products), "customers": {"a": {"grants": [{"id": "g", "entitlement": "gold", "grantedAt": "2026-01-01T00:00:00Z", "expirationDate": null}]}, "b": {}}}"#)
         let api = api()

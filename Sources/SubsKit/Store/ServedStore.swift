@@ -63,7 +63,7 @@ public final class ServedStore: @unchecked Sendable {
     private(set) var recordsChecked = 0
     /// Tests: runs before each scan of a changed file, on the thread that scans (to hold it there).
     var beforeIndexing: (@Sendable () -> Void)?
-    /// Tests: runs on the checking thread before it checks a provisional version.
+    /// Tests: runs on the checking thread before it checks each provisional version.
     var beforeChecking: (@Sendable () -> Void)?
 
     public init(path: String) {
@@ -220,7 +220,6 @@ public final class ServedStore: @unchecked Sendable {
     /// check that fails (the file changed in place under it) leaves the version provisional: its
     /// reads go on checking their records until the next version.
     private func checkRecords() {
-        beforeChecking?()
         while checkOnce() {}
         // The versions replaced are gone now. Their index was built on whichever thread found
         // the change, and glibc keeps what that thread's arena freed: without this, each change
@@ -228,7 +227,8 @@ public final class ServedStore: @unchecked Sendable {
         Heap.trim()
     }
 
-    /// Checks the version serving if it is provisional; false when it is not (or the check failed).
+    /// Checks the version serving if it is provisional; false when it is not, or when its check
+    /// failed and it is still the version serving.
     private func checkOnce() -> Bool {
         state.lock()
         guard let provisional = version, !provisional.isChecked else {
@@ -238,10 +238,13 @@ public final class ServedStore: @unchecked Sendable {
         }
         let previous = lastChecked
         state.unlock()
+        beforeChecking?()
         let result = try? provisional.checked(reusing: previous, path: path)
         state.lock()
         defer { state.unlock() }
         guard let result else {
+            // A newer version installed meanwhile (its start found this thread running) is next.
+            if version !== provisional { return true }
             checking = false
             return false
         }

@@ -117,12 +117,16 @@ final class StoreVersion: @unchecked Sendable {
 
     /// Scans and checks the file now at `path` (a regular file only: never waits on a FIFO).
     static func scan(path: String) throws -> StoreVersion {
-        let (version, store) = try indexed(path: path)
+        // The id and alias tables are built after the check: the peak of the server's start is
+        // the index or the check's pages, not both.
+        let (bare, store) = try indexed(path: path, tables: false)
         return try store.file.reading {
             store.file.restartRelease()
-            let (checks, _) = try check(version, bytes: store.bytes, release: { store.file.release(upTo: $0.upperBound) }, reusing: nil)
+            let (checks, _) = try check(bare, bytes: store.bytes, release: { store.file.release(upTo: $0.upperBound) }, reusing: nil)
             store.file.releaseAll()
-            return version.with(checks: checks)
+            let (byId, byAlias) = tables(bare.ids, aliases: store.index.allAliases, sameIdsAs: nil)
+            return StoreVersion(file: bare.file, ids: bare.ids, ranges: bare.ranges, byId: byId, byAlias: byAlias,
+                                products: bare.products, catalog: bare.catalog, checks: checks)
         }
     }
 
@@ -131,12 +135,15 @@ final class StoreVersion: @unchecked Sendable {
     /// `previous`: the version it replaces, whose id table it shares when the customers are the
     /// same ones in the same order (another program's grant or revoke): less to build and hold.
     static func index(path: String, previous: StoreVersion? = nil) throws -> StoreVersion {
-        let (version, store) = try indexed(path: path, previous: previous)
+        let (version, store) = try indexed(path: path, tables: true, previous: previous)
         store.file.releaseAll()
         return version
     }
 
-    private static func indexed(path: String, previous: StoreVersion? = nil) throws -> (StoreVersion, ScannedStore) {
+    /// The scan, the top level and catalog checked, every record's place; `tables`: with the id
+    /// and alias tables (else empty: `scan` builds them after its check).
+    private static func indexed(path: String, tables withTables: Bool,
+                                previous: StoreVersion? = nil) throws -> (StoreVersion, ScannedStore) {
         let store = try ScannedStore.scan(path: path, ids: [], collectAll: true, regularOnly: true)
         let version = try store.file.reading { () throws -> StoreVersion in
             var top = store.topLevelProblems()
@@ -146,22 +153,17 @@ final class StoreVersion: @unchecked Sendable {
             guard top.isEmpty else { throw StoreError.invalid(path: path, problems: top) }
             let products = Array(JSONWriter.compact(try store.storedProducts()).utf8)
             let spans = store.index.all
-            let ids: [String]
-            let byId: [String: Int]
-            if let previous, previous.ids.count == spans.count,
-               zip(previous.ids, spans).allSatisfy({ $0.utf8.elementsEqual($1.id.utf8) }) {
-                ids = previous.ids
-                byId = previous.byId
-            } else {
-                ids = spans.map(\.id)
-                var table: [String: Int] = [:]
-                table.reserveCapacity(spans.count)
-                for (i, span) in spans.enumerated() { table[span.id] = i }
-                byId = table
-            }
+            var ids = spans.map(\.id)
+            var byId: [String: Int] = [:]
             var byAlias: [String: [Int]] = [:]
-            for (alias, customer) in store.index.allAliases where byAlias[alias]?.last != customer {
-                byAlias[alias, default: []].append(customer)
+            if withTables {
+                // The same customers in the same order: the previous id table stands.
+                let same = previous.flatMap { previous in
+                    previous.ids.count == ids.count && zip(previous.ids, ids).allSatisfy({ $0.utf8.elementsEqual($1.utf8) })
+                        ? previous : nil
+                }
+                if let same { ids = same.ids }
+                (byId, byAlias) = StoreVersion.tables(ids, aliases: store.index.allAliases, sameIdsAs: same)
             }
             guard let fd = store.file.duplicateDescriptor() else {
                 throw StoreError.unreadable(path: path, reason: "cannot keep the store open")
@@ -173,6 +175,24 @@ final class StoreVersion: @unchecked Sendable {
         return (version, store)
     }
 
+    /// The id table (`sameIdsAs`'s, a version with these very ids) and the alias table.
+    private static func tables(_ ids: [String], aliases: [(alias: String, customer: Int)],
+                               sameIdsAs previous: StoreVersion?) -> (byId: [String: Int], byAlias: [String: [Int]]) {
+        var byId: [String: Int]
+        if let previous {
+            byId = previous.byId
+        } else {
+            byId = [:]
+            byId.reserveCapacity(ids.count)
+            for (i, id) in ids.enumerated() { byId[id] = i }
+        }
+        var byAlias: [String: [Int]] = [:]
+        for (alias, customer) in aliases where byAlias[alias]?.last != customer {
+            byAlias[alias, default: []].append(customer)
+        }
+        return (byId, byAlias)
+    }
+
     /// This version with every record checked. A record whose bytes, id and catalog are those of
     /// a record of `previous` (a version whose records were checked) keeps that check: after
     /// another program changed a few customers, only they are checked again. Returns the
@@ -180,11 +200,15 @@ final class StoreVersion: @unchecked Sendable {
     func checked(reusing previous: StoreVersion?, path: String) throws -> (version: StoreVersion, checked: Int) {
         if isChecked { return (self, 0) }
         guard !ranges.isEmpty else { return (with(checks: RecordChecks()), 0) }
+        // Each file mapped must still be the one indexed (one rewritten in place, truncated even,
+        // is not): the ranges are places in that very file.
         let mine = try MappedFile(duplicating: file.fd, path: path)
+        guard mine.identity == identity else { throw mine.changedError }
         // Checks are kept only under the same catalog (a record's check depends on it).
         let earlier = previous.flatMap { previous -> Earlier? in
             guard let checks = previous.checks, previous.products == products, !previous.ranges.isEmpty,
-                  let mapped = try? MappedFile(duplicating: previous.file.fd, path: path) else { return nil }
+                  let mapped = try? MappedFile(duplicating: previous.file.fd, path: path),
+                  mapped.identity == previous.identity else { return nil }
             return Earlier(version: previous, checks: checks, mapped: mapped)
         }
         let result = try mine.reading {
