@@ -191,9 +191,10 @@ final class MappedFile {
     /// Hands back the memory of the pages below `offset` once they have been read. The mapping
     /// stays valid: a later read of those bytes maps them again from the page cache. This keeps
     /// the resident size of a scan of a large store small instead of growing to the file's size.
-    func release(upTo offset: Int) {
+    /// `step`: how much is handed back at once (a server's several scans at a time use less).
+    func release(upTo offset: Int, step: Int = MappedFile.releaseStep) {
         let end = min(offset, bytes.count) / MappedFile.pageSize * MappedFile.pageSize
-        guard end - releasedUpTo >= MappedFile.releaseStep else { return }
+        guard end - releasedUpTo >= step else { return }
         release(releasedUpTo..<end)
         releasedUpTo = end
     }

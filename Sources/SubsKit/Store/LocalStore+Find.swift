@@ -66,11 +66,12 @@ extension LocalStore {
     }
 
     /// One strict scan of the store for `query`'s terms (and the customers `locating` names),
-    /// the catalog and top level checked; no customer decoded.
-    func searchScan(_ query: FindQuery, locating: [String] = []) throws -> SearchScan {
+    /// the catalog and top level checked; no customer decoded. `releaseStep`: how much of the
+    /// mapping stays resident behind the scan at most (serve runs several scans at a time).
+    func searchScan(_ query: FindQuery, locating: [String] = [], releaseStep: Int = MappedFile.releaseStep) throws -> SearchScan {
         let file = try MappedFile(path: path)
         var visitor = StoreSearchVisitor(buffer: file.bytes, query: query, locating: locating,
-                                         scanned: { file.release(upTo: $0) })
+                                         scanned: { file.release(upTo: $0, step: releaseStep) })
         do {
             try JSON.scan(file.bytes, visitor: &visitor)
             try file.verifyUnchanged()
