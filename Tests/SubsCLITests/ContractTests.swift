@@ -55,9 +55,11 @@ final class ContractTests: XCTestCase {
     func testFoundCustomersKeepTheirDocumentsWithProjectedAndOtherActiveSourcesAdded() throws {
         let entitlementKeys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType",
                                "productId", "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate",
-                               "expirationDate", "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate",
-                               "autoResumeDate", "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
-                               "grantId", "transactions", "otherActiveSources"]
+                               "expirationDate", "accessEndDate", "gracePeriodExpirationDate", "billingIssueDetectedAt",
+                               "billingRetryEndDate", "autoRenewDisableDate", "autoResumeDate", "pauseEndedDate",
+                               "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId",
+                               "grantedBy", "grantReason", "refundedAt", "revokedAt", "revokedBy", "revokeReason",
+                               "transactions", "otherActiveSources"]
         let ids = try demoCustomerIds()
         let all = try XCTUnwrap(JSON.parse(demo(["check", "-", "--json"], stdin: ids.joined(separator: "\n")).stdout).arrayValue)
         XCTAssertEqual(all.count, ids.count)

@@ -265,8 +265,8 @@ final class IAPHUBMappingTests: XCTestCase {
             p.autoResumeDate = resume.flatMap(ISODate.parse)
             return Explanation.sentence(for: IAPHUBSource.entitlements(IAPHUBAnswer(activeProducts: [p]), environment: "production")[0])
         }
-        XCTAssertEqual(sentence("paused", resume: "2026-03-01T00:00:00Z"), "premium: paused until 2026-03-01")
-        XCTAssertEqual(sentence("paused"), "premium: paused, no resume date known")
+        XCTAssertEqual(sentence("paused", resume: "2026-03-01T00:00:00Z"), "premium: paused from 2026-02-01 until 2026-03-01")
+        XCTAssertEqual(sentence("paused"), "premium: paused from 2026-02-01, no resume date known")
         XCTAssertEqual(sentence("grace_period"), "premium: in grace period — a renewal payment failed; access ends 2026-02-01 unless payment recovers")
         XCTAssertEqual(sentence("retry_period", renewable: false), "premium: billing retry — a renewal payment failed, access lost on 2026-02-01")
         XCTAssertEqual(sentence("active", renewable: false), "premium: cancelled (auto-renew off), active until 2026-02-01")

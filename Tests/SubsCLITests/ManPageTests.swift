@@ -120,7 +120,9 @@ final class ManPageTests: XCTestCase {
                      "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
                      "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
                      "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                     "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions"] {
+                     "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions",
+                     "accessEndDate", "billingRetryEndDate", "pauseEndedDate", "grantedBy", "refundedAt", "revokedAt",
+                     "revokedBy"] {
             XCTAssertTrue(text.contains(".It Li \(word)\n"), "\(word) missing")
         }
         for value in ["willRenew", "canceled", "billingIssue", "nonRenewable", "unknown", "trial", "intro", "promotional", "prepaid",

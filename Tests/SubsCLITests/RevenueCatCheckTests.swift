@@ -285,7 +285,8 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
             "isActive": .bool(false), "state": .string("revoked"), "renewState": .string("unknown"), "willRenew": .bool(false),
             "productId": .string("pro_yearly"), "startedDate": .string("2025-09-01T12:00:00Z"),
             "firstPurchaseDate": .string("2025-09-01T12:00:00Z"), "lastPurchaseDate": .string("2026-09-01T12:00:00Z"),
-            "expirationDate": .string("2026-11-15T13:20:00Z"),
+            "expirationDate": .string("2026-11-15T13:20:00Z"), "refundedAt": .string("2026-11-15T13:20:00Z"),
+            "revokedAt": .string("2026-11-15T13:20:00Z"),
         ])
         XCTAssertEqual(sentences("ralph"), ["premium: refunded on 2026-11-15"])
     }
@@ -348,7 +349,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
             "lastPurchaseDate": .string("2026-10-20T11:00:00Z"), "expirationDate": .string("2026-11-20T11:00:00Z"),
             "autoResumeDate": .string("2027-01-20T11:00:00Z"),
         ])
-        XCTAssertEqual(sentences("pia"), ["premium: paused until 2027-01-20"])
+        XCTAssertEqual(sentences("pia"), ["premium: paused from 2026-11-20 until 2027-01-20"])
     }
 
     func testUnknownStorePeriodAndOwnershipAndExtraFieldsNeverBreakALookup() throws {

@@ -146,7 +146,16 @@ enum RandomCustomers {
                               expirationDate: Bool.random(using: &g) ? date(&g, from: when.adding(seconds: 60)!, withinDays: 90) : nil,
                               grantedBy: "dana", reason: Bool.random(using: &g) ? "goodwill" : nil,
                               revokedAt: revocations && Int.random(in: 0..<3, using: &g) == 0 ? date(&g, from: when, withinDays: 60) : nil)
-            record.grants.append(grant)
+            var revokedBy: String?, revokeReason: String?
+            if grant.revokedAt != nil {
+                // Who and why, as `revoke` writes them (no random draw: the sequence stays as it was).
+                revokedBy = "sam"
+                revokeReason = n == 0 ? "chargeback" : nil
+            }
+            var recorded = grant
+            recorded.revokedBy = revokedBy
+            recorded.revokeReason = revokeReason
+            record.grants.append(recorded)
             var members: [(String, JSONValue)] = [
                 ("id", .string(grant.id)), ("entitlement", .string(grant.entitlement)),
                 ("grantedAt", .string(ISODate.format(grant.grantedAt))),
@@ -155,6 +164,8 @@ enum RandomCustomers {
             ]
             if let r = grant.reason { members.append(("reason", .string(r))) }
             if let r = grant.revokedAt { members.append(("revokedAt", .string(ISODate.format(r)))) }
+            if let by = revokedBy { members.append(("revokedBy", .string(by))) }
+            if let why = revokeReason { members.append(("revokeReason", .string(why))) }
             grantsJSON.append(.object(JSONObject(members)))
         }
 

@@ -118,8 +118,9 @@ struct ChangeOutput: CommandResult {
                 let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
                 return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
             }
-            let state = o.status.map { "\(id): \(e) is now \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
-                ?? "\(id): no source of \(e) left"
+            // A dry run changed nothing: it says what the write would leave, never "is now".
+            let state = o.status.map { "\(id): \(e) \(dryRun ? "would be" : "is now") \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
+                ?? "\(id): \(dryRun ? "no source of \(e) would be left" : "no source of \(e) left")"
             return (lines + [state]).joined(separator: "\n") + "\n"
         }.joined()
     }

@@ -147,15 +147,22 @@ enum ManProse {
         ("firstPurchaseDate", "The first paid transaction, or null (during a free trial)."),
         ("lastPurchaseDate", "The latest transaction, trials included, or the grant date."),
         ("expirationDate", "When access ends without renewal: the grace end while a billing issue is open on a product with a grace period, else the end of the period; null for purchases and lifetime grants. For every active entitlement requestDate is before it."),
+        ("accessEndDate", "When access ended or ends, the date the check table's UNTIL shows: the refund or revocation date of a revoked source (unless its period had already ended), else expirationDate (for a pause, the end of the period it began at); null when access never ends. A script that compares it with now (jq: select(.accessEndDate > (now | todate))) never counts a refunded, revoked or paused customer as covered."),
         ("gracePeriodExpirationDate", "End of the grace period while a billing issue is open, or null."),
         ("billingIssueDetectedAt", "When the open billing issue was detected, or null."),
+        ("billingRetryEndDate", "While a billing issue is open, until when the store retries the payment (the end of the paid period plus the billing retry period), or null."),
         ("autoRenewDisableDate", "When auto-renew was turned off, or null."),
         ("autoResumeDate", "When a scheduled pause ends, or null."),
+        ("pauseEndedDate", "For a subscription whose pause ended without a renewal (expired), when that pause ended; else null."),
         ("renewalProductId", "The product the subscription changes to at its next renewal, or null."),
         ("renewsCount", "Paid renewals of the chain: paid transactions minus one, at least 0; null where the provider has none."),
         ("isSandbox", "Whether the describing transaction is a sandbox one."),
         ("lastActivatedOfferCode", "The latest offer code used, or null."),
         ("grantId", "The id of the describing grant, or null."),
+        ("grantedBy", "Who made the describing grant, and grantReason why, or null."),
+        ("refundedAt", "When the period in force (or the purchase) was refunded, or null; a family-sharing withdrawal and a revoked grant are not refunds."),
+        ("revokedAt", "When the describing source was revoked (refunded, family-sharing access withdrawn, grant revoked), or null."),
+        ("revokedBy", "Who revoked the describing grant, and revokeReason why, or null."),
         ("transactions", "The chain's transactions up to T, oldest first, revoked ones included; [] for grants."),
         ("otherActiveSources", "The active sources other than the one that describes the entitlement (a lifetime purchase beside a renewing subscription, two stores), each with productId, source, expirationDate and renewState; [] when none."),
     ]
@@ -177,9 +184,9 @@ enum ManProse {
         The check table has the columns ENTITLEMENT; STATUS, the state in words (grace period, billing \
         retry, paused, expired, refunded, access withdrawn, revoked) and for an entitlement that gives \
         access what happens at the end of the period (active, renews; active, won't renew; active, \
-        billing issue; active, pauses; active, lifetime); UNTIL, the date of that state (when access \
-        ends or ended, the grace end during a billing issue, the refund or revocation date, the date a \
-        pause resumes; - for lifetime); PRODUCT, with its store, or manual grant; NOTES, when there is \
+        billing issue; active, pauses; active, lifetime); UNTIL, accessEndDate (when access \
+        ends or ended: the end of the period, the grace end during a billing issue, the refund or revocation \
+        date, for a pause the end of the period it began at; - for lifetime); PRODUCT, with its store, or manual grant; NOTES, when there is \
         something (free trial, intro offer, family sharing, offer code, sandbox, more sources); and with \
         --wide TRANSACTION, ORIGINAL and GRANT. Under it, one sentence per entitlement that is not simply \
         active and renewing says why, with dates, and names every other active source \

@@ -3,9 +3,9 @@
 //
 // Table columns: ENTITLEMENT; STATUS (the state in words, and for an active entitlement what
 // happens at the end of the period: renews, won't renew, billing issue, pauses, lifetime);
-// UNTIL (the date of that state: when access ends or ended — the end of the paid period, the
-// grace end during a billing issue, the refund or revocation date — and for a pause, when it
-// resumes; `-` for lifetime); PRODUCT (with its store, or "manual
+// UNTIL (`accessEndDate`: when access ends or ended — the end of the paid period, the grace end
+// during a billing issue, the refund or revocation date, for a pause the end of the period it
+// began at; `-` for lifetime); PRODUCT (with its store, or "manual
 // grant"); NOTES (free trial, intro offer, family sharing, offer code, sandbox, more sources);
 // `--wide` adds TRANSACTION, ORIGINAL (the chain's original transaction) and GRANT. On a narrow
 // terminal STATUS and PRODUCT wrap first; then NOTES goes, then GRANT, ORIGINAL, TRANSACTION;
@@ -38,8 +38,12 @@ struct CheckResult: CommandResult {
         activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
     }
 
+    /// The first twelve columns keep the places they always had; what tells the story the table
+    /// and its sentence tell (SPEC section 4, rev. 4) follows them; `error` stays last.
     static let tsvHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
-                             "productId", "source", "periodType", "grantType", "renewsCount", "error"]
+                             "productId", "source", "periodType", "grantType", "renewsCount",
+                             "accessEndDate", "willRenew", "isSandbox", "gracePeriodExpirationDate", "billingRetryEndDate",
+                             "refundedAt", "revokedAt", "revokedBy", "revokeReason", "error"]
 
     /// One row per entitlement; a customer without any (or not found) still gets one row.
     var tsv: TextTable {
@@ -52,9 +56,13 @@ struct CheckResult: CommandResult {
                 let entitlements = shown(status)
                 if entitlements.isEmpty { return [([status.record.id, status.requestedId] + empty + [""]).map { Cell($0) }] }
                 return entitlements.map { e in
-                    [status.record.id, status.requestedId, e.id, e.isActive ? "true" : "false", e.state.rawValue,
-                     e.renewState.rawValue, e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
-                     e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "", ""].map { Cell($0) }
+                    let date = { (instant: Instant?) in instant.map(ISODate.format) ?? "" }
+                    return [status.record.id, status.requestedId, e.id, String(e.isActive), e.state.rawValue,
+                            e.renewState.rawValue, date(e.expirationDate), e.productId ?? "", e.source.rawValue,
+                            e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "",
+                            date(e.accessEndDate), String(e.willRenew), String(e.isSandbox), date(e.gracePeriodExpirationDate),
+                            date(e.billingRetryEndDate), date(e.refundedAt), date(e.state == .revoked ? e.revokedAt : nil),
+                            e.revokedBy ?? "", e.revokeReason ?? "", ""].map { Cell($0) }
                 }
             }
         })
@@ -108,7 +116,7 @@ struct CheckResult: CommandResult {
                 let store = Wording.store(e.source).map { "(\($0))" }
                 product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId ?? "?"] + (store.map { [$0] } ?? []))
             }
-            var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(until(e)), product,
+            var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(e.accessEndDate), product,
                        Cell(Wording.notes(e).joined(separator: ", "))]
             if style.wide {
                 let p = periodTransaction(e)
@@ -117,16 +125,6 @@ struct CheckResult: CommandResult {
             return row
         }
         return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5)
-    }
-
-    /// The date of the state, as the sentence says it: a refund or revocation ends access then,
-    /// whatever the period would have run to; a pause lasts until it resumes.
-    static func until(_ e: EntitlementInfo) -> Instant? {
-        switch e.state {
-        case .revoked: return e.revokedAt ?? e.expirationDate
-        case .paused: return e.autoResumeDate ?? e.expirationDate
-        default: return e.expirationDate
-        }
     }
 
     /// P, the transaction of the period in force (the latest one the entitlement lists).

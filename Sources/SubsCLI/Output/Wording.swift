@@ -52,8 +52,7 @@ enum Wording {
         case .unknown: return "unknown"
         case .revoked:
             if e.sourceKind == .grant { return "revoked" }
-            return takenBack(familySharing: e.transactions.last { $0.transactionDate == e.lastPurchaseDate }?.ownershipType == .familySharing
-                             || (e.grantType == .familySharing && e.transactions.isEmpty))
+            return takenBack(familySharing: !e.isRefund)
         case .active:
             return "active, " + renewal(e)
         }

@@ -64,6 +64,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     public var grantReason: String?
     /// For revoked sources: when (purchase/chain refund date, grant revokedAt).
     public var revokedAt: Instant?
+    /// For revoked grants: who revoked it and why (`revoke --actor`, `--reason`).
+    public var revokedBy: String?
+    public var revokeReason: String?
     /// For chains: the resume date of a pause that ended without a renewal (autoResumeDate is
     /// null once a pause is over; the wording still tells it).
     public var lapsedPauseResumeDate: Instant?
@@ -87,7 +90,7 @@ public struct EntitlementInfo: Equatable, Sendable {
                 isSandbox: Bool, lastActivatedOfferCode: String?, grantId: String?,
                 transactions: [Transaction], sourceKind: SourceKind,
                 grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil,
-                lapsedPauseResumeDate: Instant? = nil, billingRetryEndDate: Instant? = nil) {
+                revokedBy: String? = nil, revokeReason: String? = nil, lapsedPauseResumeDate: Instant? = nil, billingRetryEndDate: Instant? = nil) {
         self.id = id
         self.isActive = isActive
         self.state = state
@@ -116,9 +119,31 @@ public struct EntitlementInfo: Equatable, Sendable {
         self.grantedBy = grantedBy
         self.grantReason = grantReason
         self.revokedAt = revokedAt
+        self.revokedBy = revokedBy
+        self.revokeReason = revokeReason
         self.lapsedPauseResumeDate = lapsedPauseResumeDate
         self.billingRetryEndDate = billingRetryEndDate
     }
+}
+
+extension EntitlementInfo {
+    /// When access ended or ends (SPEC section 4, rev. 4): what `check`'s UNTIL shows. A refund
+    /// or revocation ends it then, unless the period (or grant) had already run out; otherwise
+    /// it is `expirationDate` — the grace end during a billing issue, the end of the paid period
+    /// for a pause (access stops there and the pause begins). nil: access never ends.
+    public var accessEndDate: Instant? {
+        guard state == .revoked, let revokedAt else { return expirationDate }
+        return expirationDate.map { min($0, revokedAt) } ?? revokedAt
+    }
+
+    /// The revocation of a purchase or subscription that is a refund: not a grant's revocation,
+    /// and not a family-sharing withdrawal (the organiser stopped sharing; nothing was refunded).
+    public var isRefund: Bool {
+        state == .revoked && sourceKind != .grant && grantType != .familySharing
+    }
+
+    /// When the period in force (or the purchase) was refunded; nil when it was not.
+    public var refundedAt: Instant? { isRefund ? revokedAt : nil }
 }
 
 /// An active source of an entitlement that does not describe it (SPEC section 4, check document).
