@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --pager --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
                     set skip 1
                 end
                 continue
@@ -71,7 +71,7 @@ complete -c subs -f
 complete -c subs -n '__subs_at ""' -a check -d 'Show the entitlement status of one or more customers'
 complete -c subs -n '__subs_at ""' -a grant -d 'Grant an entitlement manually (promotional)'
 complete -c subs -n '__subs_at ""' -a revoke -d 'Revoke the manual grants of an entitlement'
-complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to a customer, in time order'
+complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to customers, in time order'
 complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscriptions renewed'
 complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
 complete -c subs -n '__subs_at ""' -a store -d 'Create or validate the store'
@@ -92,6 +92,8 @@ complete -c subs -l json -d 'Same as --format json'
 complete -c subs -l color -x -a 'auto always never' -d 'Colour; auto colours only a terminal, with NO_COLOR unset or empty and TERM not dumb'
 complete -c subs -l no-color -d 'Same as --color never'
 complete -c subs -s q -l quiet -d 'Print nothing on standard output; the exit status tells'
+complete -c subs -l pager -x -d 'On a terminal, output taller than the screen goes through COMMAND; empty or cat: no pager'
+complete -c subs -l no-pager -d 'Same as --pager cat: never a pager'
 complete -c subs -l timeout -x -d 'Remote request timeout in seconds, fractions allowed'
 complete -c subs -l offline -d 'Remote: answer from the local cache only'
 complete -c subs -l max-age -x -d 'Remote: answer from the cache when it is younger than DURATION'
@@ -132,7 +134,7 @@ complete -c subs -n '__subs_at "history"' -l since -x -a 'now' -d 'Only entries 
 complete -c subs -n '__subs_at "history"' -l until -x -a 'now' -d 'Only entries up to DATE'
 complete -c subs -n '__subs_at "history"' -l limit -x -d 'Keep the N most recent entries'
 complete -c subs -n '__subs_at "history"' -l wide -d 'Tables add the id columns (transactions, grants, products)'
-complete -c subs -n '__subs_at "history" 0 0' -a '(__subs_ids customers)'
+complete -c subs -n '__subs_at "history" 0 -1' -a '(__subs_ids customers)'
 
 # renew-count
 complete -c subs -n '__subs_at "renew-count" 0 0' -a '(__subs_ids customers)'

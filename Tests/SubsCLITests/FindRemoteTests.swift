@@ -191,7 +191,7 @@ final class FindIAPHUBTests: IAPHUBTestCase {
     func testAUserIdIsLookedUpAndEmailsAreRefused() throws {
         let found = iaphub(["find", "active-renewing", "--format", "tsv"])
         XCTAssertEqual(found.status, .success, found.stderr)
-        XCTAssertTrue(found.stdout.hasPrefix("term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\nactive-renewing\tactive-renewing\tcustomerId\t\t"),
+        XCTAssertTrue(found.stdout.hasPrefix("term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\terror\nactive-renewing\tactive-renewing\tcustomerId\t\t"),
                       found.stdout)
         XCTAssertEqual(iaphub(["find", "nobody-here"]).status, .notFound)
         let before = server.paths.count

@@ -138,7 +138,7 @@ final class ManPageTests: XCTestCase {
                     "environment", "ownershipType", "offerCode", "orderId", "transactionRevocationDate",
                     "term", "matches", "matchedBy", "email",
                     "entries", "date", "kind", "grantId", "grantedBy", "reason", "revokedBy", "revokeReason",
-                    "entitlement", "renewsCount", "dryRun", "grants", "grantedAt", "revokedAt"]
+                    "entitlement", "renewsCount", "byEntitlement", "dryRun", "grants", "grantedAt", "revokedAt", "displayName"]
         for key in keys { XCTAssertTrue(text.contains(key), "\(key) missing from OUTPUT") }
         for format in ["table", "tsv", "json", "jsonl"] { XCTAssertTrue(text.contains(format)) }
     }

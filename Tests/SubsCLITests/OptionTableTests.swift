@@ -52,7 +52,7 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() throws {
-        XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "timeout",
+        XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "pager", "timeout",
                                          "iaphub-platform"])
         for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
         // The reference (docs/reference.md, linked from the README) lists the same keys, in the same order.

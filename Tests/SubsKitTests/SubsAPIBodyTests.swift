@@ -85,7 +85,11 @@ final class SubsAPIBodyTests: XCTestCase {
         let refused = post(api, "/v1/customers/newbie/grants", #"{"entitlement": "premium", "expirationDate": null}"#)
         XCTAssertEqual(refused.status, 404)
         XCTAssertEqual(error(refused).code, "customer_not_found")
-        XCTAssertEqual(error(refused).message, "customer 'newbie' not found (use --create to create); nothing written")
+        // The hint names what exists where it is read: the body field, not the CLI's --create.
+        XCTAssertEqual(error(refused).message, #"customer 'newbie' not found (send "create": true to create it); nothing written"#)
+        let revoke = post(api, "/v1/customers/newbie/entitlements/premium/revoke", #"{"reason": "x"}"#)
+        XCTAssertEqual(error(revoke).code, "customer_not_found")
+        XCTAssertEqual(error(revoke).message, "customer 'newbie' not found; nothing written", "revoke creates nobody: no hint")
         XCTAssertEqual(post(api, "/v1/customers/newbie/grants", #"{"entitlement": "premium", "expirationDate": null, "create": false}"#).status, 404)
 
         let created = post(api, "/v1/customers/newbie/grants",

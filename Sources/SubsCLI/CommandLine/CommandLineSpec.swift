@@ -91,9 +91,10 @@ public enum CommandLineSpec {
                     options: [Options.reason, Options.actor, Options.dryRun],
                     examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
                                        "Take back alice's manual premium")]),
-        CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
-                    arguments: [ArgumentSpec("USER", kind: .customer,
-                                             help: "A customer id or alias; '-' reads ids from standard input")],
+        CommandSpec(.history, abstract: "Show everything that happened to customers, in time order",
+                    discussion: "With several USERs, one timeline per customer (JSON: an array with one element per USER "
+                        + "asked, in order); an unknown customer is exit 3 and does not stop the others.",
+                    arguments: [user],
                     options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit, Options.wide],
                     examples: [Example("subs history erin", "Why erin lost access: the timeline, with when access ended"),
                                Example("subs history alice --since 2026-01-01 --format jsonl",

@@ -60,6 +60,11 @@ enum GlobalOptionTable {
         GlobalOption(OptionSpec("no-color", alias: OptionAlias("color", "never"), help: "Same as --color never"), nil),
         GlobalOption(OptionSpec("quiet", short: "q", help: "Print nothing on standard output; the exit status tells"),
                      flag { $0.quiet = true }),
+        // SUBS_PAGER is read as an EnvironmentSpec variable: an empty value turns the pager off.
+        GlobalOption(OptionSpec("pager", kind: .text, valueName: "COMMAND", defaultValue: "$SUBS_PAGER, then $PAGER, then less -FRX",
+                                help: "On a terminal, output taller than the screen goes through COMMAND; empty or cat: no pager"),
+                     config: true, text { $0.pager = $1 }),
+        GlobalOption(OptionSpec("no-pager", alias: OptionAlias("pager", "cat"), help: "Same as --pager cat: never a pager"), nil),
         GlobalOption(OptionSpec("timeout", kind: .seconds, valueName: "SECONDS", environment: "SUBS_TIMEOUT",
                                 defaultValue: "10", help: "Remote request timeout in seconds, fractions allowed"),
                      config: true, typed({ $0.seconds }) { $0.timeout = $1 }),

@@ -77,6 +77,8 @@ public struct GlobalOptions: Equatable, Sendable {
     public var serverToken: String?
     /// Test hook (`SUBS_TEST_PAUSE_AT`, `SUBS_TEST_PAUSE_FOR`): where the store writer pauses.
     public var writePause: WritePause?
+    /// The pager (`--pager`, `--no-pager`, SUBS_PAGER, the config file); nil: PAGER, else `less -FRX`.
+    public var pager: String?
     /// The config file that was read, if any.
     public var configPath: String?
     /// Said on stderr before the command runs (`subs: warning: ...`): a default config file

@@ -20,11 +20,12 @@ enum CheckCommand {
 
         var status = ExitCode.success
         var customers: [Asked<CustomerStatus>] = []
+        let nearby = NearbyCustomers(source)
         for (id, customer) in zip(users, answer.statuses) {
             guard let customer else {
-                let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
-                customers.append(.missing(missing))
+                let failure = FindHint.notFound(id, source: source, nearby: nearby)
+                status = status.combined(with: Commands.report(failure, context))
+                customers.append(.missing(Missing.customer(id, failure)))
                 continue
             }
             customers.append(.found(customer))

@@ -159,9 +159,11 @@ public enum Commands {
         return style
     }
 
-    /// `--at`, when it names another instant than now: tables then say at which instant they judged.
+    /// `--at`, whenever it is given: tables then say at which instant they judged. Always, not only
+    /// when it differs from now, so that a command pinned to an instant prints the same on any date
+    /// (the README's examples are).
     static func judgedAt(_ invocation: Invocation, _ context: Context) -> Instant? {
-        invocation.global.at.flatMap { $0 == context.clock.now() ? nil : $0 }
+        invocation.global.at
     }
 
     /// An entitlement no product unlocks is a typo, not a customer without it: exit 3, with the

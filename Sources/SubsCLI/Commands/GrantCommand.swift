@@ -35,11 +35,25 @@ enum GrantCommand {
         }
         let source = try Commands.source(invocation, context)
         // What the source cannot do, and a grant ending in the past: refused before any request.
-        let answer = try source.checkedApply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        let answer: ChangeAnswer
+        do {
+            answer = try source.checkedApply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        } catch ChangeError.customersNotFound(let ids) {
+            throw notFound(ids, isGrant: isGrant, source: source)
+        }
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
         let at = answer.requestDate
-        let outcomes = answer.customers.map { Outcome(customer: $0.change, status: $0.status) }
+        // The first USER, as given, that named each customer: by bytes (SPEC section 7), in one pass.
+        var firstAsked: [[UInt8]: (position: Int, user: String)] = [:]
+        for (position, user) in users.enumerated() where firstAsked[Array(user.utf8)] == nil {
+            firstAsked[Array(user.utf8)] = (position, user)
+        }
+        let outcomes = answer.customers.map { changed in
+            let record = changed.change.record
+            let asked = ([record.id] + record.aliases).compactMap { firstAsked[Array($0.utf8)] }.min { $0.position < $1.position }
+            return Outcome(customer: changed.change, status: changed.status, requestedId: asked?.user ?? record.id)
+        }
         if !isGrant {
             for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
                 let through = outcome.status?.productId.map { " (\($0))" } ?? ""
@@ -55,10 +69,29 @@ enum GrantCommand {
         return .success
     }
 
+    /// Customers a write did not find: each with its nearest ids and aliases, and for a grant
+    /// the option that creates them (revoke has none: there is nothing to take back).
+    static func notFound(_ ids: [String], isGrant: Bool, source: CustomerSource) -> CommandFailure {
+        let nearby = NearbyCustomers(source)
+        var message: String
+        if ids.count == 1 {
+            message = "customer \(Terminal.quoted(ids[0], escaping: false)) not found\(nearby.suggestion(for: ids[0]) ?? "")"
+        } else {
+            let named = ids.map { Terminal.quoted($0, escaping: false) + (nearby.suggestion(for: $0) ?? "") }
+            message = "customers \(named.joined(separator: ", ")) not found"
+        }
+        message += "; nothing written"
+        if isGrant { message += "; add --create to create \(ids.count == 1 ? "it" : "them")" }
+        return CommandFailure(.notFound, message)
+    }
+
     struct Outcome {
         var customer: ChangedCustomer
         var status: EntitlementInfo?
+        /// The first USER, as given, that named this customer (its id or an alias).
+        var requestedId: String
     }
+
 
     /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one" and
     /// the values; only now + duration is left to compute).
@@ -88,6 +121,7 @@ struct ChangeOutput: CommandResult {
         let documents = outcomes.map { o -> JSONValue in
             .object(JSONObject([
                 ("customerId", .string(o.customer.record.id)),
+                ("requestedId", .string(o.requestedId)),
                 ("requestDate", Documents.date(at)),
                 ("dryRun", .bool(dryRun)),
                 ("grants", .array(o.customer.grants.map(Documents.grant))),
@@ -97,14 +131,17 @@ struct ChangeOutput: CommandResult {
         return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
     }
 
+    /// customerId, requestedId, the command's columns, error: the shape of every command's TSV. A
+    /// write is all or nothing, so a written row's error is empty (a failed write prints nothing).
     var tsv: TextTable {
         let rows = outcomes.flatMap { o in
             o.customer.grants.map { g in
-                [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
-                 String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
+                [o.customer.record.id, o.requestedId, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
+                 String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false), ""].map { Cell($0) }
             }
         }
-        return TextTable(headers: ["customerId", "entitlement", "grantId", "expirationDate", "dryRun", "state", "isActive"],
+        return TextTable(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",
+                                   "isActive", "error"],
                          rows: rows)
     }
 

@@ -21,12 +21,13 @@ enum HistoryCommand {
 
         var status = ExitCode.success
         var histories: [Asked<CustomerHistory>] = []
+        let nearby = NearbyCustomers(source)
         for id in users {
             guard let answer = try source.history(of: id, at: invocation.global.at,
                                                   until: invocation.instant(Options.historyUntil)) else {
-                let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
-                histories.append(.missing(missing))
+                let failure = FindHint.notFound(id, source: source, nearby: nearby)
+                status = status.combined(with: Commands.report(failure, context))
+                histories.append(.missing(Missing.customer(id, failure)))
                 continue
             }
             Commands.say(answer.notes, context)

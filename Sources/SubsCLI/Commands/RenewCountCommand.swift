@@ -16,6 +16,7 @@ enum RenewCountCommand {
 
         var status = ExitCode.success
         var counts: [Asked<RenewCounts>] = []
+        let nearby = NearbyCustomers(source)
         for (id, answer) in zip(users, try source.renewalCounts(of: users, at: invocation.global.at)) {
             Commands.say(answer.notes, context)
             Commands.warn(answer.warnings, context)
@@ -36,14 +37,14 @@ enum RenewCountCommand {
                 }
                 if missing == nil {
                     counts.append(.found(RenewCounts(customerId: customer.record.id, requestedId: id, requestDate: answer.requestDate,
-                                                     incompleteReason: incomplete, entitlements: shown)))
+                                                     incompleteReason: incomplete, entitlements: shown,
+                                                     acrossChains: customer.renewalsAcrossChains)))
                 }
             } else {
-                missing = Missing.customer(id)
+                missing = Missing.customer(id, FindHint.notFound(id, source: source, nearby: nearby))
             }
             if let missing {
-                let failure = missing.code == "customer_not_found" ? FindHint.notFound(id, source: source)
-                    : CommandFailure(.notFound, missing.message)
+                let failure = CommandFailure(.notFound, missing.message)
                 status = status.combined(with: Commands.report(failure, context))
                 counts.append(.missing(missing))
             }
@@ -62,6 +63,8 @@ struct RenewCounts {
     /// nil when the counts come from the whole history.
     var incompleteReason: String?
     var entitlements: [EntitlementInfo]
+    /// Without ENTITLEMENT: the customer's renewals across all chains (nil: a count is unknown).
+    var acrossChains: Int?
 }
 
 /// Renewal counts, in every format: one USER with ENTITLEMENT prints the bare number as its
@@ -76,13 +79,17 @@ struct RenewCountResult: CommandResult {
             switch asked {
             case .missing(let m): return Documents.missing(m)
             case .found(let c):
+                // One shape (SPEC section 4, rev. 4): renewsCount is a number or null; the counts per
+                // entitlement are under byEntitlement, with ENTITLEMENT or without.
+                let byEntitlement = c.entitlements.map { ($0.id, $0.renewsCount) }
                 if let entitlement, let e = c.entitlements.first {
                     return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
                                                 requestDate: c.requestDate, incompleteReason: c.incompleteReason,
-                                                entitlement: entitlement, count: e.renewsCount)
+                                                entitlement: entitlement, count: e.renewsCount, byEntitlement: byEntitlement)
                 }
-                return Documents.renewCounts(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
-                                             incompleteReason: c.incompleteReason, counts: c.entitlements.map { ($0.id, $0.renewsCount) })
+                return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
+                                            incompleteReason: c.incompleteReason, entitlement: nil, count: c.acrossChains,
+                                            byEntitlement: byEntitlement)
             }
         }
         if asArray { return .array(documents) }

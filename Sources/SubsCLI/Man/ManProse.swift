@@ -200,11 +200,21 @@ enum ManProse {
         """,
         """
         On a terminal a table fits COLUMNS and nothing is cut: free text wraps at word boundaries first; \
-        then columns are left out in this order (check: NOTES, GRANT, ORIGINAL, TRANSACTION, then the \
-        relative hints move under the dates, then PRODUCT; history: GRANT, ORIGINAL, TRANSACTION, PRODUCT, \
-        then the hints move under the dates); below 60 columns, or when nothing else fits, each row is a \
-        block of label: value lines. Sentences wrap at word boundaries to COLUMNS. Piped output is never \
-        cut or wrapped.
+        then columns are left out in this order (check: NOTES, then the relative hints move under the \
+        dates, then PRODUCT; history: the hints move under the dates); with --wide every column it names \
+        is shown (and PRODUCT), the relative hints being dropped before any of them; below 60 columns, or \
+        when nothing else fits, each row is a block of label: value lines. Sentences wrap at word \
+        boundaries to COLUMNS, and so do error lines when standard error is a terminal. Piped output is \
+        never cut or wrapped.
+        """,
+        """
+        On a terminal whose height is known (LINES, else the terminal's), output taller than the screen \
+        goes through a pager, run as /bin/sh -c COMMAND: --pager (SUBS_PAGER, the config file's pager), \
+        else PAGER, else less -FRX, with LESS=FRX and LV=-c when unset; cat or an empty value turns it \
+        off, as does --no-pager. Never when standard output is not a terminal, never with -q, never for \
+        serve, completion or store init. Quitting the pager early is silent and the exit status is the \
+        command's; a pager the shell cannot run (exit 126 or 127) is said on standard error and the \
+        output is printed without it.
         """,
         """
         JSON dates are UTC with whole seconds, or null. \
@@ -214,7 +224,7 @@ enum ManProse {
         a USER not found is {"requestedId": ID, "customerId": null, "error": {"code": "customer_not_found", \
         "message": ...}} (renew-count - ENTITLEMENT: code entitlement_not_found, with the customerId). jsonl \
         prints the same elements one per line (history: one entry per line, each opening with customerId and \
-        requestedId when several USERs are asked). tsv has a header line, then at least one row per USER asked: \
+        requestedId; find: one document per term). tsv has a header line, then at least one row per USER asked: \
         customerId, requestedId, the command's columns, and error (the code of a USER not found, else empty); \
         history tsv has one column per entry key.
         """,
@@ -236,16 +246,17 @@ enum ManProse {
             + "productId; events add originalTransactionId and their own fields; grants add grantId, "
             + "expirationDate, grantedBy and reason, or grantId, revokedBy and revokeReason when revoked. "
             + "jsonl prints one entry per line."),
-        ("find", "term and matches, one element per customer found: customerId, matchedBy (customerId, alias, email, "
+        ("find", "term (as looked for: whitespace around it trimmed) and matches, one element per customer found: customerId, "
+            + "matchedBy (customerId, alias, email, displayName (the $displayName or name attribute, any case), "
             + "transactionId, originalTransactionId, orderId or attribute: the first way the customer matched, in that order), "
             + "email (the email attribute, or null) and activeEntitlements (sorted). With several terms or -, json prints an "
             + "array of these documents, one per term in the order given, and jsonl one per line; a term that matched "
-            + "nothing has matches [] and makes the exit status 3."),
-        ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement, "
-            + "renewsCount with an ENTITLEMENT; without one, "
-            + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
-            + "when ENTITLEMENT is given."),
-        ("grant, revoke", "customerId, requestDate, dryRun, grants (the grant records written: id, entitlement, "
+            + "nothing has matches [] and makes the exit status 3; in tsv it keeps a row, its error column customer_not_found."),
+        ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement "
+            + "(null without ENTITLEMENT), renewsCount (a number or null: the entitlement's count, or without one the "
+            + "customer's renewals across all subscription chains, each counted once) and byEntitlement (each "
+            + "entitlement's count). The table format prints the bare number when ENTITLEMENT is given."),
+        ("grant, revoke", "customerId, requestedId (the USER as given), requestDate, dryRun, grants (the grant records written: id, entitlement, "
             + "grantedAt, expirationDate, grantedBy, reason, revokedAt, revokedBy, revokeReason) and entitlement "
             + "(its status after the write)."),
     ]

@@ -8,8 +8,9 @@
 // began at; `-` for lifetime); PRODUCT (with its store, or "manual
 // grant"); NOTES (free trial, intro offer, family sharing, offer code, sandbox, more sources);
 // `--wide` adds TRANSACTION, ORIGINAL (the chain's original transaction) and GRANT. On a narrow
-// terminal STATUS and PRODUCT wrap first; then NOTES goes, then GRANT, ORIGINAL, TRANSACTION;
-// then the relative hints move under the dates; then PRODUCT goes.
+// terminal STATUS and PRODUCT wrap first; then NOTES goes; then the relative hints move under the
+// dates; then PRODUCT goes. With --wide nothing the user asked for goes: after NOTES the hints
+// are dropped, and what still does not fit becomes blocks.
 
 import SubsJSON
 import SubsKit
@@ -96,17 +97,19 @@ struct CheckResult: CommandResult {
     }
 
     static func table(_ entitlements: [EntitlementInfo], style: OutputStyle) -> TextTable {
+        // --wide names columns the user asked for: they are never left out (the table wraps,
+        // drops NOTES and the relative hints, and as a last resort becomes blocks), nor is PRODUCT.
         var columns = [
             Column("entitlement"),
             Column("status", .text, softMinimum: 11),
             Column("until", .date),
-            Column("product", .text, dropRank: 6),
+            Column("product", .text, dropRank: style.wide ? nil : 6),
             Column("notes", .text, dropRank: 1, omitWhenEmpty: true),
         ]
         if style.wide {
-            columns += [Column("transaction", dropRank: 4, omitWhenEmpty: true),
-                        Column("original", dropRank: 3, omitWhenEmpty: true),
-                        Column("grant", dropRank: 2, omitWhenEmpty: true)]
+            columns += [Column("transaction", omitWhenEmpty: true),
+                        Column("original", omitWhenEmpty: true),
+                        Column("grant", omitWhenEmpty: true)]
         }
         let rows = entitlements.map { e -> [Cell] in
             let product: Cell
@@ -124,7 +127,7 @@ struct CheckResult: CommandResult {
             }
             return row
         }
-        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5)
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5, hintsDropWhenGivingWay: style.wide)
     }
 
     /// P, the transaction of the period in force (the latest one the entitlement lists).

@@ -56,6 +56,11 @@ struct Missing: Error {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found",
                 message: "customer \(Terminal.quoted(id, escaping: false)) not found")
     }
+
+    /// A customer not found, with the words said on stderr (a did-you-mean, a find hint).
+    static func customer(_ id: String, _ failure: CommandFailure) -> Missing {
+        Missing(requestedId: id, customerId: nil, code: "customer_not_found", message: failure.message)
+    }
 }
 
 extension CommandResult {

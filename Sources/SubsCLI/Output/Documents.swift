@@ -147,28 +147,19 @@ enum Documents {
 
     // MARK: renew-count
 
+    /// With ENTITLEMENT: its count, `entitlement` naming it; without: the customer's renewals
+    /// across all chains, `entitlement` null. `byEntitlement` holds the counts per entitlement.
     static func renewCount(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
-                           entitlement: String, count: Int?) -> JSONValue {
+                           entitlement: String?, count: Int?, byEntitlement: [(String, Int?)]) -> JSONValue {
         .object(JSONObject([
             ("customerId", .string(customerId)),
             ("requestedId", .string(requestedId)),
             ("requestDate", date(requestDate)),
             ("complete", .bool(incompleteReason == nil)),
             ("incompleteReason", string(incompleteReason)),
-            ("entitlement", .string(entitlement)),
+            ("entitlement", string(entitlement)),
             ("renewsCount", int(count)),
-        ]))
-    }
-
-    static func renewCounts(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
-                            counts: [(String, Int?)]) -> JSONValue {
-        .object(JSONObject([
-            ("customerId", .string(customerId)),
-            ("requestedId", .string(requestedId)),
-            ("requestDate", date(requestDate)),
-            ("complete", .bool(incompleteReason == nil)),
-            ("incompleteReason", string(incompleteReason)),
-            ("renewsCount", .object(JSONObject(counts.map { ($0.0, int($0.1)) }))),
+            ("byEntitlement", .object(JSONObject(byEntitlement.map { ($0.0, int($0.1)) }))),
         ]))
     }
 

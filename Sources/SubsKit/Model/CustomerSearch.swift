@@ -42,9 +42,14 @@ public struct FindQuery: Equatable, Sendable {
 }
 
 /// Why a customer matches a term. Kinds are tried in this order; a customer matching a term in
-/// several ways is reported once, by the first.
+/// several ways is reported once, by the first. `displayName`: the `$displayName` (RevenueCat's
+/// reserved attribute) or `name` attribute, in any case, as a support agent types the name a
+/// ticket is signed with.
 public enum MatchKind: String, CaseIterable, Comparable, Sendable {
-    case customerId, alias, email, transactionId, originalTransactionId, orderId, attribute
+    case customerId, alias, email, displayName, transactionId, originalTransactionId, orderId, attribute
+
+    /// The attributes a `displayName` match reads.
+    public static let displayNameKeys = ["$displayName", "name"]
 
     var rank: Int { MatchKind.allCases.firstIndex(of: self)! }
 

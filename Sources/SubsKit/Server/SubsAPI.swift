@@ -232,18 +232,27 @@ public final class SubsAPI: @unchecked Sendable {
         case .success(let stored):
             customer = stored.id
             return written(stored, status: status)
-        case .failure(let error): return failure(error, writing: true)
+        case .failure(let error):
+            var grant = false
+            if case .grant = change { grant = true }
+            return failure(error, writing: true, creating: grant)
         }
     }
 
     /// The error answer for a failure, with the code SPEC section 6 gives it, so that the client
     /// exits as the same command does on a local store. The messages are the local ones.
-    func failure(_ error: Error, writing: Bool = false) -> HTTPResponse {
+    /// `creating`: the failed request was a grant, which `"create": true` lets make its customer.
+    func failure(_ error: Error, writing: Bool = false, creating: Bool = false) -> HTTPResponse {
         switch error {
         case let change as ChangeError:
             switch change {
             case .unknownEntitlement: return .error(status: 404, code: "entitlement_not_found", message: change.description)
-            case .customersNotFound: return .error(status: 404, code: "customer_not_found", message: change.description)
+            case .customersNotFound(let ids):
+                // Only a grant can create its customer: the hint names the body field that does.
+                guard creating else { return .error(status: 404, code: "customer_not_found", message: change.description) }
+                let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+                return .error(status: 404, code: "customer_not_found",
+                              message: "customer \(list) not found (send \"create\": true to create it); nothing written")
             case .nothingToRevoke: return .error(status: 404, code: "grant_not_found", message: change.description)
             case .expirationNotInFuture: return .invalidRequest(change.description)
             }

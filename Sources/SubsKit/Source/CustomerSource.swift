@@ -38,6 +38,9 @@ public protocol CustomerSource {
     /// Ids of every customer, and of every entitlement a product unlocks (completion, checks).
     func customerIds() throws -> [String]
     func entitlementIds() throws -> [String]
+    /// Ids and aliases of every customer, for a "did you mean" when a USER is not found; a
+    /// source that cannot list its customers throws NotOffered (the default: `customerIds`).
+    func customerNames() throws -> [String]
 
     /// `find` (CustomerSource+Find.swift): the kinds of term the source can search, why not
     /// the others, and the customers each term names with their active entitlements at T.
@@ -50,6 +53,8 @@ public protocol CustomerSource {
 }
 
 extension CustomerSource {
+    public func customerNames() throws -> [String] { try customerIds() }
+
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         "this source does not offer that"
     }

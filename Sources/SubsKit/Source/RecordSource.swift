@@ -72,6 +72,10 @@ public struct RecordSource: CustomerSource {
         try records.customerIds()
     }
 
+    public func customerNames() throws -> [String] {
+        try records.customerNames()
+    }
+
     public func entitlementIds() throws -> [String] {
         try records.lookup([]).catalog.entitlementIds
     }

@@ -14,6 +14,9 @@ public protocol RecordStore {
     /// Every customer id (shell completion).
     func customerIds() throws -> [String]
 
+    /// Every customer id and alias: what a mistyped USER may have meant ("did you mean").
+    func customerNames() throws -> [String]
+
     /// Remarks gathered since the last call (a remote answer from the cache), for the answer to
     /// carry to stderr.
     func takeRemarks() -> Remarks
@@ -26,6 +29,7 @@ public protocol RecordStore {
 
 extension RecordStore {
     public func takeRemarks() -> Remarks { Remarks() }
+    public func customerNames() throws -> [String] { try customerIds() }
     public var provider: String { "store" }
 
     public func find(_ query: FindQuery) throws -> FoundRecords {

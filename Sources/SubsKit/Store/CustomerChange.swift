@@ -58,7 +58,9 @@ public enum ChangeError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
         case .customersNotFound(let ids):
             let list = ids.map { "'\($0)'" }.joined(separator: ", ")
-            return "customer\(ids.count == 1 ? "" : "s") \(list) not found (use --create to create); nothing written"
+            // No hint here: how to create a customer depends on where this is read (the CLI's
+            // grant --create, the REST API's "create": true); revoke has no such thing.
+            return "customer\(ids.count == 1 ? "" : "s") \(list) not found; nothing written"
         case .nothingToRevoke(let e, let ids):
             let list = ids.map { "'\($0)'" }.joined(separator: ", ")
             return "no active manual grant of '\(e)' to revoke for \(list); nothing written"

@@ -79,6 +79,12 @@ public struct LocalStore: RecordStore {
         let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
         return try store.file.reading { store.index.all.map(\.id) }
     }
+
+    /// Ids, then aliases, in store order: one scan (only a USER not found pays for it).
+    public func customerNames() throws -> [String] {
+        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        return try store.file.reading { store.index.all.map(\.id) + store.index.allAliases.map(\.alias) }
+    }
 }
 
 extension LocalStore {

@@ -13,7 +13,7 @@ import SubsSystem
 struct SearchTerms {
     /// Exact: ids, aliases, transaction and order ids, attribute values.
     let exact: RequestedIds
-    /// Emails: each term lowercased (Unicode lowercase mapping, as `String.lowercased()`).
+    /// Emails and display names: each term lowercased (Unicode lowercase mapping, as `String.lowercased()`).
     let lowered: RequestedIds
     /// `"term"` as it stands in a store that needs no escape for it (nil when it would need one).
     let quoted: [[UInt8]?]
@@ -131,7 +131,10 @@ struct StoreSearchVisitor: JSONScanVisitor {
         let first = buffer[range.lowerBound]
         let isString = first == UInt8(ascii: "\"")
         if isString && key.equals("email") {
-            for term in try emailMatches(range) { pending.append((term, .email)) }
+            for term in try caseInsensitiveMatches(range) { pending.append((term, .email)) }
+        }
+        if isString && MatchKind.displayNameKeys.contains(where: { key.equals($0) }) {
+            for term in try caseInsensitiveMatches(range) { pending.append((term, .displayName)) }
         }
         guard !terms.attributeKeys.isEmpty, terms.attributeKeys.contains(where: { key.equals($0) }) else { return }
         // Strings by their text; numbers as they are written (`"crmId": 1042` matches 1042).
@@ -141,8 +144,8 @@ struct StoreSearchVisitor: JSONScanVisitor {
         for term in found ?? [] { pending.append((term, .attribute)) }
     }
 
-    /// Terms equal to the email at `range` once both are lowercased.
-    private mutating func emailMatches(_ range: Range<Int>) throws -> [Int] {
+    /// Terms equal to the string (an email, a name) at `range` once both are lowercased.
+    private mutating func caseInsensitiveMatches(_ range: Range<Int>) throws -> [Int] {
         let inner = UnsafeRawBufferPointer(rebasing: buffer[(range.lowerBound + 1)..<(range.upperBound - 1)])
         if !inner.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) {
             // ASCII, as nearly every email is: lowercased byte by byte, no String made.

@@ -20,6 +20,7 @@ struct StoreWriter {
         // A symbolic link is followed to the store it names: that file is locked, read and
         // replaced, and the link stays a link.
         let path = try StoreFiles.resolvedPath(self.path)
+        try requireStore(at: path)
         // A dry run only reads: no lock, no file created.
         if dryRun { return try write(change, to: ids, at: path, now: now, dryRun: true) }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
@@ -39,12 +40,22 @@ struct StoreWriter {
     func applyEachReporting(_ requests: [ChangeRequest], now: Instant) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let path = try StoreFiles.resolvedPath(self.path)
+        try requireStore(at: path)
         let ids = Array(Set(requests.map(\.id)))
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
             try scanned(ids, at: path, dryRun: false) { store, temp in
                 try rewriteEach(requests, ids: ids, in: store, temp: temp, now: now)
             }
         }
+    }
+
+    /// A store that is not there (nor its folder, on a fresh machine) is the missing store every
+    /// command reports (66, with how to make one), never a lock file that cannot be created (73).
+    /// Checked before the lock, so that nothing is created beside a store that does not exist.
+    private func requireStore(at resolved: String) throws {
+        var info = stat()
+        guard stat(resolved, &info) != 0 else { return }
+        if errno == ENOENT || errno == ENOTDIR { throw StoreError.missing(path: path) }
     }
 
     private func write(_ change: CustomerChange, to ids: [String], at path: String, now: Instant,

@@ -86,7 +86,14 @@ public struct RemoteRecordStore: RecordStore {
         let answer = try client.send("POST", path, headers: [(name: "Idempotency-Key", value: key)],
                                      body: Array(JSONWriter.compact(.object(JSONObject(body))).utf8),
                                      refusal: SubsAPIError.refusal)
-        guard answer.response.status == 200 || answer.response.status == 201 else { throw SubsAPIError.failure(answer) }
+        guard answer.response.status == 200 || answer.response.status == 201 else {
+            // A customer the server does not have is the local store's miss, so the CLI words it
+            // as it does locally (its hint names --create, not the API's body field).
+            if answer.response.status == 404, SubsAPIError.from(answer)?.code == "customer_not_found" {
+                throw ChangeError.customersNotFound([id])
+            }
+            throw SubsAPIError.failure(answer)
+        }
         let decoded = try decode(answer)
         guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
         let grants: [Grant]
