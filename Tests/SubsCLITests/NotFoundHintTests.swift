@@ -34,6 +34,11 @@ final class NotFoundHintTests: XCTestCase {
         XCTAssertEqual(demo(["check", "ima"]).stderr, "subs: error: customer 'ima' not found (did you mean 'mia' or 'uma'?)\n")
         XCTAssertEqual(demo(["grant", "trnet", "premium", "--lifetime", "--dry-run"]).stderr,
                        "subs: error: customer 'trnet' not found (did you mean 'trent'?); nothing written; add --create to create it\n")
+        // A batch of unknown ids: the first ten get a suggestion, the rest none (one pass each).
+        let batch = demo(["check", "-", "-q"], stdin: String(repeating: "alicee\n", count: 12))
+        let lines = batch.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 12)
+        XCTAssertEqual(lines.filter { $0.contains("did you mean 'alice'") }.count, 10)
         // Nothing near: no suggestion at all.
         XCTAssertEqual(demo(["check", "zzzzzz"]).stderr, "subs: error: customer 'zzzzzz' not found\n")
         // The JSON error element says the same words as stderr.

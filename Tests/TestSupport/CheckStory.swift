@@ -22,6 +22,7 @@ public enum CheckStory {
             let entitlements = doc["entitlements"]?.objectValue ?? JSONObject()
             let table = parseTable(CLIHarness(env: env).run(base).stdout)
             problems += compareTable(table, entitlements, label: label)
+            problems += compareWide(parseTable(CLIHarness(env: env).run(base + ["--wide"]).stdout), entitlements, label: label)
             problems += compareTSV(CLIHarness(env: env).run(base + ["--format", "tsv"]).stdout, doc, entitlements, label: label)
         }
         return problems
@@ -100,6 +101,23 @@ public enum CheckStory {
                 problems.append("\(label): \(id) sentence dates \(shownDates) ('\(sentence ?? "")'), the JSON gives \(derived)")
             }
         }
+        return problems
+    }
+
+    /// `--wide`'s id columns: the transaction of the period in force, its chain's original, the grant.
+    static func compareWide(_ table: (rows: [Row], sentences: [String]), _ entitlements: JSONObject, label: String) -> [String] {
+        var problems: [String] = []
+        for (row, id) in zip(table.rows, entitlements.keys) {
+            guard let e = entitlements[id] else { continue }
+            let p = e["transactions"]?.arrayValue?.last { $0["transactionDate"] == e["lastPurchaseDate"] }
+                ?? e["transactions"]?.arrayValue?.last
+            let expected = ["TRANSACTION": plain(p?["transactionId"]), "ORIGINAL": plain(p?["originalTransactionId"]),
+                            "GRANT": plain(e["grantId"])]
+            for (column, value) in expected where (row.cells[column] ?? "") != value {
+                problems.append("\(label): \(id) --wide \(column) shows '\(row.cells[column] ?? "")', the JSON says '\(value)'")
+            }
+        }
+        if table.rows.count != entitlements.keys.count { problems.append("\(label): --wide rows \(table.rows.count)") }
         return problems
     }
 
