@@ -37,7 +37,7 @@ extension ExitCode {
         Meaning(code: .protocolError, summary: "Remote protocol error",
                 meaning: "Remote protocol error: an answer that is not what the API defines, of which nothing of the customer can be read (one malformed item among others is a warning)."),
         Meaning(code: .permissionDenied, summary: "Permission denied (HTTP 401/403, a file)",
-                meaning: "Permission denied: HTTP 401 or 403, or a file this user may not read or write (the store, the API key file)."),
+                meaning: "Permission denied: HTTP 401 or 403; a file this user may not read or write (the store, the API key file); an API key, token or config file that another user owns or that others may write (the key and token files: or read); a lock file another user owns."),
         Meaning(code: .configError, summary: "Configuration error",
                 meaning: "Configuration error: a bad config file or environment variable; an --api-key-file that does not exist, is a directory or is not one line; a remote base URL that is not the API's (a 404 that is not its own not-found answer)."),
         Meaning(code: .interrupted, summary: "Interrupted",
