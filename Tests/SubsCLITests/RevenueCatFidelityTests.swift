@@ -75,6 +75,30 @@ final class RevenueCatV2FidelityTests: RevenueCatV2TestCase {
         let before = try json(["history", id, "--until", "2026-12-01T11:59:59Z"])
         XCTAssertEqual(entries(before).map { $0["transactionId"]?.stringValue }, ["470001112001", "470001112002"])
     }
+
+    /// RevenueCat's OpenAPI description gives every v2 date field one instant (2022-07-21): a
+    /// trialing Amazon subscription that starts, starts its period and ends at once, and an
+    /// entitlement listed active that expired years before the answer. Read as RevenueCat's SDKs
+    /// judge an entitlement (its expiration against the request date): not active; a first period
+    /// (renewsCount 0) of a trial (no first purchase); a one-time purchase never renews.
+    func testTheOpenAPIExampleReplayed() throws {
+        let id = try loadV2("openapi-example", into: rc)
+        let doc = try json(["check", id])
+        XCTAssertEqual(doc["activeEntitlements"], .array([]))
+        XCTAssertEqual(doc["firstSeen"], .string("2022-07-21T10:30:23Z"))
+        let example = try XCTUnwrap(doc["entitlements"]?["example"])
+        XCTAssertEqual(example["isActive"], .bool(false))
+        XCTAssertEqual(example["state"], .string("expired"))
+        XCTAssertEqual(example["willRenew"], .bool(false))
+        XCTAssertEqual(example["expirationDate"], .string("2022-07-21T10:30:23Z"))
+        XCTAssertEqual(example["renewsCount"], .number("0"))
+        XCTAssertEqual(example["firstPurchaseDate"], .null)
+        XCTAssertEqual(example["periodType"], .string("trial"))
+        XCTAssertEqual(example["source"], .string("amazon"))
+        XCTAssertEqual(doc["entitlements"]?["extras"]?["renewsCount"], .number("0"))
+        XCTAssertEqual(run(["renew-count", id, "example"]).stdout, "0\n")
+        XCTAssertEqual(run(["check", id, "--require", "example", "-q"]).status, .requirementMissing)
+    }
 }
 
 final class RevenueCatV1FidelityTests: RevenueCatTestCase {

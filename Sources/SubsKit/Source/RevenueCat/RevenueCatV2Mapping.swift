@@ -86,9 +86,19 @@ public enum RevenueCatV2Mapping {
         return .none
     }
 
+    /// Whether an entry of `active_entitlements` is active as of the answer. RevenueCat lists what is
+    /// active when it answers, so its `expires_at` lies after the answer's date; one that ends in
+    /// an earlier second than the answer's own (as the OpenAPI description's example does) is not
+    /// active: RevenueCat's SDKs judge an entitlement by its expiration against the request date,
+    /// and subs never shows as active what its own expiration says has ended (SPEC section 3).
+    /// Within the answer's second, the list is believed (the `Date` header has whole seconds).
+    static func isLive(_ entry: (id: String, expiresAt: Instant?), in r: RevenueCatV2Record) -> Bool {
+        entry.expiresAt.map { $0.seconds >= r.requestDate.seconds } ?? true
+    }
+
     static func entitlement(_ id: String, named name: String, in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
         let active = r.activeEntitlements.first { $0.id == id }
-        let isActive = active != nil
+        let isActive = active.map { isLive($0, in: r) } ?? false
         switch described(id, in: r) {
         case .subscription(let s):
             return subscriptionEntitlement(name, s, active: active, in: r, at: t)
@@ -109,7 +119,7 @@ public enum RevenueCatV2Mapping {
         case .none:
             // Only the active list names it (a grant v2 shows nowhere else): its expiry is all v2 says.
             return EntitlementInfo(
-                id: name, isActive: isActive, state: isActive ? .active : .unknown,
+                id: name, isActive: isActive, state: isActive ? .active : active != nil ? .expired : .unknown,
                 renewState: active?.expiresAt == nil ? .nonRenewable : .unknown, willRenew: false, periodType: .normal,
                 source: .unknown, grantType: .purchase, productId: nil, startedDate: nil, trialStartDate: nil,
                 firstPurchaseDate: nil, lastPurchaseDate: nil, expirationDate: active?.expiresAt, gracePeriodExpirationDate: nil,
@@ -121,7 +131,7 @@ public enum RevenueCatV2Mapping {
 
     static func subscriptionEntitlement(_ name: String, _ s: RevenueCatV2Subscription, active: (id: String, expiresAt: Instant?)?,
                                         in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
-        let isActive = active != nil
+        let isActive = active.map { isLive($0, in: r) } ?? false
         let chain = r.transactions[s.id] ?? []
         let latest = chain.last
         let state: EntitlementState
