@@ -98,6 +98,10 @@ final class RevenueCatV2FidelityTests: RevenueCatV2TestCase {
         XCTAssertEqual(doc["entitlements"]?["extras"]?["renewsCount"], .number("0"))
         XCTAssertEqual(run(["renew-count", id, "example"]).stdout, "0\n")
         XCTAssertEqual(run(["check", id, "--require", "example", "-q"]).status, .requirementMissing)
+        // Projected to the second it started and ends in, it was active (start and end within it).
+        let then = try json(["check", id, "--at", "2022-07-21T10:30:23Z"])
+        XCTAssertEqual(then["entitlements"]?["example"]?["isActive"], .bool(true))
+        XCTAssertEqual(then["activeEntitlements"], .array([.string("example")]))
     }
 }
 

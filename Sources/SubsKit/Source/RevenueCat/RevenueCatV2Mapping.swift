@@ -92,13 +92,14 @@ public enum RevenueCatV2Mapping {
     /// active: RevenueCat's SDKs judge an entitlement by its expiration against the request date,
     /// and subs never shows as active what its own expiration says has ended (SPEC section 3).
     /// Within the answer's second, the list is believed (the `Date` header has whole seconds).
-    static func isLive(_ entry: (id: String, expiresAt: Instant?), in r: RevenueCatV2Record) -> Bool {
-        entry.expiresAt.map { $0.seconds >= r.requestDate.seconds } ?? true
+    /// `t`: the answer's date, or `--at` (the record projected to T).
+    static func isLive(_ entry: (id: String, expiresAt: Instant?), at t: Instant) -> Bool {
+        entry.expiresAt.map { $0.seconds >= t.seconds } ?? true
     }
 
     static func entitlement(_ id: String, named name: String, in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
         let active = r.activeEntitlements.first { $0.id == id }
-        let isActive = active.map { isLive($0, in: r) } ?? false
+        let isActive = active.map { isLive($0, at: t) } ?? false
         switch described(id, in: r) {
         case .subscription(let s):
             return subscriptionEntitlement(name, s, active: active, in: r, at: t)
@@ -131,7 +132,7 @@ public enum RevenueCatV2Mapping {
 
     static func subscriptionEntitlement(_ name: String, _ s: RevenueCatV2Subscription, active: (id: String, expiresAt: Instant?)?,
                                         in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
-        let isActive = active.map { isLive($0, in: r) } ?? false
+        let isActive = active.map { isLive($0, at: t) } ?? false
         let chain = r.transactions[s.id] ?? []
         let latest = chain.last
         let state: EntitlementState
