@@ -17,6 +17,7 @@ public enum Commands {
             case .complete: return CompleteCommand.run(invocation, context)
             case .serve: return try ServeCommand.run(invocation, context)
             case .completion: return CompletionCommand.run(invocation, context: context)
+            case .commands: return try CommandsCommand.run(invocation, context)
             case .help:
                 // Answered by CLI before commands run.
                 throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
@@ -53,13 +54,15 @@ public enum Commands {
         case let notOffered as NotOffered:
             // What the provider or API version cannot do is a usage error, never 69: a script
             // that retries on 69 ("unreachable, try later") would retry it forever.
-            return (.usage, notOffered.reason)
+            return (.usage, ProseMarkup.render(notOffered.reason))
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
         case let refusal as SubsAPIError:
             return (exitCode(for: refusal), refusal.description)
         case let wrong as WrongBaseURL:
             return (.configError, wrong.description)
+        case let secret as SecretFileError:
+            return (exitCode(for: secret), secret.message)
         case let provider as ProviderError:
             return (exitCode(for: provider.category), provider.description)
         default:
@@ -75,8 +78,13 @@ public enum Commands {
         case .unauthorized: return .permissionDenied
         case .notFound: return .notFound
         case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        case .apiKeyPermissionDenied: return .permissionDenied
         }
+    }
+
+    /// A key, token or config file refused (another user's, others may write or read it) or
+    /// not readable for want of permission: 77; missing, a directory: configuration (78).
+    static func exitCode(for error: SecretFileError) -> ExitCode {
+        error.isPermissionProblem ? .permissionDenied : .configError
     }
 
     /// A platform's refusal, by its kind: every platform's errors end alike.
