@@ -40,7 +40,10 @@ enum SourceFactory {
                           onDistrust: { context.writeErr(Terminal.message("subs: warning: \($0)") + "\n") })
         }
         // The command's one budget of time and bytes, from here to its last request.
-        let budget = RemoteBudget(seconds: invocation.global.timeout, byteLimit: invocation.global.answerBytes)
+        // What the command holds is measured on the heap too, except under the test hook that
+        // lowers the bound (an in-process test shares its heap with its fakes).
+        let budget = RemoteBudget(seconds: invocation.global.timeout, byteLimit: invocation.global.answerBytes,
+                                  measuresHeap: invocation.global.answerBytes == RemoteBudget.defaultByteLimit)
         let client = RemoteClient(endpoint: endpoint, transport: provider.pace(context.http), timeout: invocation.global.timeout,
                                   version: CLI.version, cache: cache, clock: context.clock, budget: budget)
         let now = context.clock.now()

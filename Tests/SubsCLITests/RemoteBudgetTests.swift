@@ -300,6 +300,20 @@ final class RemoteBudgetTests: XCTestCase {
         XCTAssertEqual(sent.last?.maxBodySize, 398, "what was left")
     }
 
+    func testWhatTheCommandHoldsIsReadFromTheHeapToo() {
+        let budget = RemoteBudget(seconds: 10, byteLimit: 64 << 20, measuresHeap: true)
+        XCTAssertGreaterThan(budget.bytesLeft, 0)
+        // Items decoded from the answers: held though no answer is charged for them.
+        var items = [UInt8](repeating: 1, count: 80 << 20)
+        items[items.count - 1] = 2
+        XCTAssertEqual(budget.bytesLeft, 0, "80 MiB held of 64")
+        XCTAssertEqual(items.last, 2)
+        items = []
+        XCTAssertGreaterThan(budget.bytesLeft, 0, "given back")
+        // Without the heap, only the answers charged count.
+        XCTAssertEqual(RemoteBudget(seconds: 10, byteLimit: 64 << 20).bytesLeft, RemoteBudget.answerLimit)
+    }
+
     func testLibcurlStopsAnAnswerAnnouncedOverWhatIsLeft() throws {
         guard let listener = LoopbackListener(reply: { _ in
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n"
