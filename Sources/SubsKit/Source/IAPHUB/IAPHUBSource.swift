@@ -182,10 +182,14 @@ extension IAPHUBSource {
             case "grace_period": state = .gracePeriod
             case "retry_period": state = .billingRetry
             case "paused": state = .paused
+            // IAPHUB's purchases and webhooks name a lapsed subscription `expired`; the user answer
+            // leaves it out of activeProducts, but should one come, it is no access and no unknown.
+            case "expired": state = .expired
             default: state = .unknown
             }
             if state == .gracePeriod || state == .billingRetry { renewState = .billingIssue }
             else if !p.isSubscriptionRenewable { renewState = .canceled }
+            else if state == .expired { renewState = .unknown }
             else { renewState = .willRenew }
         case "non_consumable":
             kind = .purchase
@@ -203,7 +207,7 @@ extension IAPHUBSource {
             renewState = .unknown
         }
         // An unknown state is no promise that access continues.
-        let willRenew = renewState == .willRenew && state != .paused && state != .unknown
+        let willRenew = renewState == .willRenew && state != .paused && state != .unknown && state != .expired
             && p.subscriptionRenewalProductSku.map { renewalKey(of: p, sku: $0, answer: answer) == id } ?? true
         return EntitlementInfo(
             id: id, isActive: state == .active || state == .gracePeriod, state: state, renewState: renewState,
