@@ -29,6 +29,19 @@ struct SlowTransport: HTTPTransport {
     }
 }
 
+/// Answers each request with `answer` and keeps what was sent (one test's thread uses it).
+final class AnsweringTransport: HTTPTransport, @unchecked Sendable {
+    private(set) var sent: [RemoteRequest] = []
+    private let answer: (RemoteRequest) -> RemoteResponse
+
+    init(_ answer: @escaping (RemoteRequest) -> RemoteResponse) { self.answer = answer }
+
+    func send(_ request: RemoteRequest) throws -> RemoteResponse {
+        sent.append(request)
+        return answer(request)
+    }
+}
+
 final class RemoteBudgetTests: XCTestCase {
     /// What a command may take beyond --timeout: the time to say what did not fit.
     static let slack = 1.0
@@ -248,15 +261,9 @@ final class RemoteBudgetTests: XCTestCase {
 
     func testEveryRequestGetsWhatIsLeftAndNothingIsSentOnceItIsSpent() throws {
         var clock = 0.0
-        var sent: [RemoteRequest] = []
-        struct Recording: HTTPTransport {
-            let record: (RemoteRequest) -> RemoteResponse
-            func send(_ request: RemoteRequest) throws -> RemoteResponse { record(request) }
-        }
         let dir = TempDir()
         let cache = ResponseCache(directory: dir.path + "/c", clock: FixedClock(Instant(seconds: 0)))
-        let transport = Recording { request in
-            sent.append(request)
+        let transport = AnsweringTransport { _ in
             clock += 1
             return RemoteResponse(status: 200, body: Array("{}".utf8))
         }
@@ -266,23 +273,17 @@ final class RemoteBudgetTests: XCTestCase {
         _ = try client.get("/a")
         _ = try client.get("/b")
         _ = try client.get("/c")
-        XCTAssertEqual(sent.map(\.timeout), [2.5, 1.5, 0.5])
+        XCTAssertEqual(transport.sent.map(\.timeout), [2.5, 1.5, 0.5])
         // Spent: the request is not sent, and the cached answer of /a does not stand in for it.
         XCTAssertThrowsError(try client.get("/a")) { error in
             guard case RemoteError.timeout(_, 2.5) = error else { return XCTFail("\(error)") }
         }
-        XCTAssertEqual(sent.count, 3)
+        XCTAssertEqual(transport.sent.count, 3)
     }
 
     func testTheByteBudgetIsTheBoundEachAnswerIsReceivedUnder() throws {
-        var sent: [RemoteRequest] = []
-        struct Recording: HTTPTransport {
-            let record: (RemoteRequest) -> RemoteResponse
-            func send(_ request: RemoteRequest) throws -> RemoteResponse { record(request) }
-        }
-        let transport = Recording { request in
-            sent.append(request)
-            return RemoteResponse(status: 200, body: [UInt8](repeating: 0x20, count: 600) + Array("{}".utf8))
+        let transport = AnsweringTransport { _ in
+            RemoteResponse(status: 200, body: [UInt8](repeating: 0x20, count: 600) + Array("{}".utf8))
         }
         let budget = RemoteBudget(seconds: 10, byteLimit: 1000)
         let client = RemoteClient(endpoint: RemoteEndpoint(provider: "subs", url: try RemoteURL("https://h.example/v1"), apiKey: nil),
@@ -292,12 +293,12 @@ final class RemoteBudgetTests: XCTestCase {
         try budget.releasing { _ = try client.get("/a") } as Void
         XCTAssertEqual(budget.heldBytes, 0)
         _ = try client.get("/a")
-        XCTAssertEqual(sent.last?.maxBodySize, 1000)
+        XCTAssertEqual(transport.sent.last?.maxBodySize, 1000)
         XCTAssertEqual(budget.heldBytes, 602)
         XCTAssertThrowsError(try client.get("/b")) { error in
             guard case RemoteError.answersTooLarge(_, 1000) = error else { return XCTFail("\(error)") }
         }
-        XCTAssertEqual(sent.last?.maxBodySize, 398, "what was left")
+        XCTAssertEqual(transport.sent.last?.maxBodySize, 398, "what was left")
     }
 
     func testWhatTheCommandHoldsIsReadFromTheHeapToo() {
