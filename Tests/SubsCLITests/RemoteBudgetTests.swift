@@ -257,6 +257,38 @@ final class RemoteBudgetTests: XCTestCase {
         XCTAssertTrue(rows.last?.hasSuffix("\ttimeout") == true, result.stdout)
     }
 
+    func testProcessesSharingTheCacheNeverCorruptItAndTheBoundHoldsAfterAWrite() throws {
+        let dir = TempDir()
+        defer { withExtendedLifetime(dir) {} }
+        let store = dir.write("store.json", DemoStore.json)
+        let server = try LoopbackSubsServer(store: store, token: "t0ken")
+        defer { server.stop() }
+        let names = ["alice", "bob", "carol", "dave", "erin", "frank", "gwen", "heidi", "ivan", "judy", "kim", "liam",
+                     "mia", "nina", "olivia", "oscar", "peggy", "quentin", "sybil", "trent"]
+        let env = ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache", "SUBS_CACHE_MAX": "12K"]
+        // Six writers at once, each asking every customer, in its own order.
+        let writers = try (0..<6).map { i in
+            try Binary.start(["--remote", server.base, "check"] + Array(names[(i * 3)...] + names[..<(i * 3)]) + ["--format", "tsv"],
+                             env: env)
+        }
+        for writer in writers { writer.waitUntilExit() }
+        XCTAssertEqual(writers.map(\.terminationStatus), Array(repeating: 0, count: 6))
+        // One more write: it lists the cache and evicts, so the bound holds again.
+        XCTAssertEqual(try Binary.run(["--remote", server.base, "check", "yara"], env: env).status, .success)
+        let folder = dir.path + "/cache/subs"
+        let entries = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let total = try entries.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: folder + "/" + $1)[.size] as? Int) ?? 0) }
+        XCTAssertLessThanOrEqual(total, 12 << 10)
+        XCTAssertFalse(entries.contains { $0.hasPrefix(".tmp-") }, "no write left behind")
+        // Every entry left is whole: an offline check answers from it, or finds none (evicted).
+        server.stop()
+        for name in names + ["yara"] {
+            let offline = try Binary.run(["--remote", server.base, "--offline", "check", name, "--format", "tsv"], env: env)
+            XCTAssertTrue([.success, .unavailable].contains(offline.status), "\(name): \(offline.status) \(offline.stderr)")
+            if offline.status == .unavailable { XCTAssertTrue(offline.stderr.contains("no cached answer"), offline.stderr) }
+        }
+    }
+
     // MARK: the client: one budget for every request
 
     func testEveryRequestGetsWhatIsLeftAndNothingIsSentOnceItIsSpent() throws {
