@@ -69,8 +69,10 @@ extension ExitCode {
                         + "the customer can be read (one malformed item among others is a warning), or answers past "
                         + "the 256 MiB a command holds of them."),
             Meaning(code: .permissionDenied, names: ["permission"], summary: "Permission denied (HTTP 401/403, a file)",
-                    meaning: "Permission denied: HTTP 401 or 403 (a key that may not do what was asked), or a file this "
-                        + "user may not read or write (the store, the API key file)."),
+                    meaning: "Permission denied: HTTP 401 or 403 (a key that may not do what was asked); a file this "
+                        + "user may not read or write (the store, the API key file); an API key, token or config file "
+                        + "that another user owns or that others may write (the key and token files: or read), or a "
+                        + "lock file another user owns, refused with the chmod or chown that fixes it."),
             Meaning(code: .configError, names: ["config"], summary: "Configuration error",
                     meaning: "Configuration error: a bad config file or environment variable; an {flag:--api-key-file} "
                         + "that does not exist, is a directory or is not one line; a remote base URL that is not the "

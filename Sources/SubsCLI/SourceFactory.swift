@@ -29,7 +29,6 @@ enum SourceFactory {
         // --api-key-file already holds SUBS_API_KEY_FILE or the config file's key when not given.
         let loaded = try APIKey.load(flagFile: invocation.global.apiKeyFile, environmentFile: nil,
                                      environmentValue: invocation.global.apiKey)
-        for warning in loaded.warnings { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
         let endpoint = RemoteEndpoint(provider: provider.name, url: try RemoteURL(remote), apiKey: loaded.key,
                                       scheme: provider.keyScheme)
         // A cache directory or entry another user owns or may write is not used: one warning.

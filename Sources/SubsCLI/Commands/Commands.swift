@@ -61,6 +61,8 @@ public enum Commands {
             return (exitCode(for: refusal), refusal.description)
         case let wrong as WrongBaseURL:
             return (.configError, wrong.description)
+        case let secret as SecretFileError:
+            return (exitCode(for: secret), secret.message)
         case let provider as ProviderError:
             return (exitCode(for: provider.category), provider.description)
         default:
@@ -76,8 +78,13 @@ public enum Commands {
         case .unauthorized: return .permissionDenied
         case .notFound: return .notFound
         case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        case .apiKeyPermissionDenied: return .permissionDenied
         }
+    }
+
+    /// A key, token or config file refused (another user's, others may write or read it) or
+    /// not readable for want of permission: 77; missing, a directory: configuration (78).
+    static func exitCode(for error: SecretFileError) -> ExitCode {
+        error.isPermissionProblem ? .permissionDenied : .configError
     }
 
     /// A platform's refusal, by its kind: every platform's errors end alike.

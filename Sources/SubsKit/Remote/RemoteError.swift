@@ -69,10 +69,9 @@ public enum RemoteError: Error, Equatable, Sendable {
     case invalidURL(url: String, reason: String)
     /// `--offline` (or a fallback) found no cached answer.
     case notCached(url: String)
-    /// The API key file cannot be read: a wrong path, a directory, too large (a configuration error).
+    /// The API key file cannot be read to its end, or is too large (a configuration error).
+    /// (Opening it, and refusing one that is not a secret file, is `SecretFileError`.)
     case apiKeyUnreadable(path: String, reason: String)
-    /// The API key file exists but this user may not read it.
-    case apiKeyPermissionDenied(path: String, reason: String)
     /// The API key is empty (after trimming one trailing newline).
     case apiKeyEmpty(source: String)
     /// The API key holds characters no HTTP header may carry (a newline inside, control characters).
@@ -116,7 +115,6 @@ extension RemoteError: CustomStringConvertible {
         case .invalidURL(let url, let reason): return "\(url): invalid remote URL: \(reason)"
         case .notCached(let url): return "\(url): no cached answer (offline)"
         case .apiKeyUnreadable(let path, let reason): return "\(path): cannot read the API key file: \(reason)"
-        case .apiKeyPermissionDenied(let path, let reason): return "\(path): cannot read the API key file: \(reason)"
         case .apiKeyEmpty(let source): return "\(source): the API key is empty"
         case .apiKeyInvalid(let source, let reason): return "\(source): unusable API key: \(reason)"
         case .cache(let path, let reason): return "\(path): cache: \(reason)"
