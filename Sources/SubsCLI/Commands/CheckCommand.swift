@@ -20,8 +20,15 @@ enum CheckCommand {
 
         var status = ExitCode.success
         var customers: [Asked<CustomerStatus>] = []
+        var unanswered: [(id: String, error: RemoteError)] = []
         let nearby = NearbyCustomers(source)
-        for (id, customer) in zip(users, answer.statuses) {
+        for (index, (id, customer)) in zip(users, answer.statuses).enumerated() {
+            // Never a gate passed on a customer the budget left unread: the batch fails with 69.
+            if let spent = answer.unanswered[index] {
+                unanswered.append((id, spent))
+                customers.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
             guard let customer else {
                 let failure = FindHint.notFound(id, source: source, nearby: nearby)
                 status = status.combined(with: Commands.report(failure, context))
@@ -36,6 +43,7 @@ enum CheckCommand {
                 context.writeErr(Terminal.message("subs: \(Terminal.quoted(id, escaping: false)) lacks \(Terminal.quoted(entitlement, escaping: false)): \(why)") + "\n")
             }
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
         var style = Commands.style(invocation, context)

@@ -92,6 +92,13 @@ enum ManProse {
         clock, not at the date it was fetched: its requestDate is now, and an entitlement whose end \
         has passed since is expired, so check --require fails on it. \
         A fresh answer keeps the server's requestDate. \
+        {flag:--timeout} is the time budget of the whole command: every request of it, every retry and every \
+        wait share it. What did not fit is said: history and renew-count answer with what was read, \
+        complete false and the reason; in a batch each customer not reached is an element with error \
+        code timeout, one line on standard error names them, and the exit status is {exit:unavailable}. \
+        The remote answers a command holds are bounded to 256 MiB in all, checked while they arrive. \
+        The cache is bounded by {flag:--cache-max} (SUBS_CACHE_MAX): the oldest entries go first, and a \
+        listing that did not reach its end keeps none of its pages. \
         grant and revoke with --offline against a remote API are exit status {exit:not-offered} before any request: \
         a write needs the server. \
         A 404 whose body is not the API's own not-found answer (an HTML page, an empty body, another \

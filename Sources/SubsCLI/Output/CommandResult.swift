@@ -1,6 +1,7 @@
 // What every command answers: one value that knows its JSON document, its TSV rows and its
 // table, so that the formats never disagree. `Output.render` turns it into text in one place.
 
+import SubsKit
 import SubsJSON
 
 protocol CommandResult {
@@ -51,6 +52,14 @@ struct Missing: Error {
     var code: String
     /// The sentence said on stderr too.
     var message: String
+
+    /// A customer of a batch the command's remote budget left unanswered (SPEC section 7 rev. 4):
+    /// `timeout`, or `answers_too_large` when the command's answers reached their byte bound.
+    static func unanswered(_ id: String, _ error: RemoteError) -> Missing {
+        let code: String
+        if case .answersTooLarge = error { code = "answers_too_large" } else { code = "timeout" }
+        return Missing(requestedId: id, customerId: nil, code: code, message: "not answered: \(error.budgetReason)")
+    }
 
     static func customer(_ id: String) -> Missing {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found",
