@@ -14,6 +14,19 @@ public enum EditDistance {
         return best?.candidate
     }
 
+    /// The id closest to `id` within edit distance 2, another id than it by its bytes: for an
+    /// entitlement spelt in another Unicode form than the catalog's (NFD `café` for NFC), that
+    /// spelling is the one suggested (the distance compares characters).
+    public static func closest(to id: ID, among candidates: [ID]) -> ID? {
+        var best: (candidate: ID, distance: Int)?
+        let length = id.string.count
+        for candidate in candidates where candidate != id && abs(candidate.string.count - length) <= 2 {
+            let d = distance(id.string, candidate.string)
+            if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
+        }
+        return best?.candidate
+    }
+
     /// Damerau–Levenshtein distance (optimal string alignment): a swap of two neighbours costs 1,
     /// because `--jsno` is one slip, not two.
     public static func distance(_ a: String, _ b: String) -> Int {

@@ -141,6 +141,12 @@ public enum Commands {
     /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,
     /// say when the program feeding the ids failed).
     static func users(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
+                      command: CommandName? = nil) throws -> [ID] {
+        try terms(arguments, context, requiringIds: requiringIds, command: command).ids
+    }
+
+    /// `users` as typed (find's terms, which are not all ids).
+    static func terms(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
                       command: CommandName? = nil) throws -> [String] {
         guard arguments.contains("-") else { return arguments }
         guard arguments.filter({ $0 == "-" }).count == 1 else {
@@ -166,7 +172,7 @@ public enum Commands {
 
     /// An entitlement no product unlocks is a typo, not a customer without it: exit 3, with the
     /// nearest known id as a suggestion. The same check serves every command that names one.
-    static func checkEntitlementExists(_ entitlement: String, known: Set<String>) throws {
+    static func checkEntitlementExists(_ entitlement: ID, known: Set<ID>) throws {
         guard !known.contains(entitlement) else { return }
         var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
         if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {

@@ -5,7 +5,8 @@
 import SubsKit
 
 enum FindHint {
-    static func notFound(_ id: String, source: CustomerSource) -> CommandFailure {
+    static func notFound(_ customer: ID, source: CustomerSource) -> CommandFailure {
+        let id = customer.string
         var message = "customer \(Terminal.quoted(id, escaping: false)) not found"
         let shape = TermShape(of: id)
         if shape != .id, source.whyNotSearchable(term: id) == nil, FindQuery.problem(with: id) == nil {

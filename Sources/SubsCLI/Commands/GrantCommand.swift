@@ -9,7 +9,7 @@ enum GrantCommand {
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant
-        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
+        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last.map({ ID($0) }) else {
             throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
         }
         // A write must reach the server; the cache can only answer reads. Refused before any
@@ -78,7 +78,7 @@ enum GrantCommand {
 /// What `grant`/`revoke` wrote, and the entitlement's status after it, in every format.
 struct ChangeOutput: CommandResult {
     var outcomes: [GrantCommand.Outcome]
-    var entitlement: String
+    var entitlement: ID
     var at: Instant
     var dryRun: Bool
     var isGrant: Bool
@@ -87,7 +87,7 @@ struct ChangeOutput: CommandResult {
     var json: JSONOutput {
         let documents = outcomes.map { o -> JSONValue in
             .object(JSONObject([
-                ("customerId", .string(o.customer.record.id)),
+                ("customerId", .string(o.customer.record.id.string)),
                 ("requestDate", Documents.date(at)),
                 ("dryRun", .bool(dryRun)),
                 ("grants", .array(o.customer.grants.map(Documents.grant))),
@@ -100,7 +100,7 @@ struct ChangeOutput: CommandResult {
     var tsv: TextTable {
         let rows = outcomes.flatMap { o in
             o.customer.grants.map { g in
-                [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
+                [o.customer.record.id.string, g.entitlement.string, g.id.string, g.expirationDate.map(ISODate.format) ?? "",
                  String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
             }
         }

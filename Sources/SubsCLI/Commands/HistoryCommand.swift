@@ -15,7 +15,7 @@ enum HistoryCommand {
         let users = try Commands.users(invocation.positionals, context)
         let source = try Commands.source(invocation, context)
         try source.require(.history)
-        let entitlement = invocation.text(Options.entitlement)
+        let entitlement = invocation.text(Options.entitlement).map { ID($0) }
         let since = invocation.instant(Options.since)
         let limit = invocation.count(Options.limit)
 

@@ -65,7 +65,7 @@ extension RemarkedAnswer {
 // answer built without any still picks the init that takes plain lists).
 
 extension StatusAnswer: RemarkedAnswer {
-    public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<String>? = nil,
+    public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<ID>? = nil,
                 remarks: Remarks, complete: Bool = true, incompleteReason: String? = nil) {
         self.init(requestDate: requestDate, statuses: statuses, knownEntitlements: knownEntitlements, notes: remarks.notes,
                   warnings: remarks.warnings, complete: complete, incompleteReason: incompleteReason)
@@ -73,9 +73,9 @@ extension StatusAnswer: RemarkedAnswer {
 }
 
 extension HistoryAnswer: RemarkedAnswer {
-    public init(requestDate: Instant, customerId: String, provider: String, entries: [HistoryEntry],
+    public init(requestDate: Instant, customerId: ID, provider: String, entries: [HistoryEntry],
                 complete: Bool = true, incompleteReason: String? = nil, remarks: Remarks,
-                knownEntitlements: Set<String>? = nil, catalog: Catalog? = nil, accessEnds: [AccessEnd] = []) {
+                knownEntitlements: Set<ID>? = nil, catalog: Catalog? = nil, accessEnds: [AccessEnd] = []) {
         self.init(requestDate: requestDate, customerId: customerId, provider: provider, entries: entries, complete: complete,
                   incompleteReason: incompleteReason, notes: remarks.notes, warnings: remarks.warnings,
                   knownEntitlements: knownEntitlements, catalog: catalog, accessEnds: accessEnds)

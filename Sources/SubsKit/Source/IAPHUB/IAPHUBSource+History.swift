@@ -10,7 +10,7 @@ extension IAPHUBSource {
     /// The page size asked: IAPHUB's maximum.
     public static let pageSize = 100
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         let deadline = client.now() + client.timeout
         guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else { return nil }
@@ -24,7 +24,7 @@ extension IAPHUBSource {
             remarks: remarks)
     }
 
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         let deadline = client.now() + client.timeout
         guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else {
@@ -43,17 +43,17 @@ extension IAPHUBSource {
 
     /// Every page of the user's purchases, oldest first on the wire (`order=asc`), one malformed
     /// purchase left out and warned about; `unfinished` says why the listing stopped before its end.
-    func purchases(of id: String, deadline: Double,
+    func purchases(of id: ID, deadline: Double,
                    remarks: inout Remarks) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
         var purchases: [IAPHUBPurchase] = []
         for page in 1...Self.pageCap {
             let spent = "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
                 + "\(RemoteFormat.seconds(client.timeout)) s was spent, so newer purchases are not shown"
             if page > 1, client.now() >= deadline { return (purchases, spent) }
-            let path = "/purchases?userId=" + RemoteURL.segment(id) + "&environment=" + RemoteURL.segment(environment)
+            let path = "/purchases?userId=" + RemoteURL.segment(id.string) + "&environment=" + RemoteURL.segment(environment)
                 + "&page=\(page)&limit=\(Self.pageSize)&order=asc"
             let answer: RemoteAnswer
-            do { answer = try get(path, customer: id, deadline: deadline, remarks: &remarks) } catch RemoteError.timeout where page > 1 {
+            do { answer = try get(path, customer: id.string, deadline: deadline, remarks: &remarks) } catch RemoteError.timeout where page > 1 {
                 // What was read is answered, said to be partial; a first page that cannot be had is the error.
                 return (purchases, spent)
             }

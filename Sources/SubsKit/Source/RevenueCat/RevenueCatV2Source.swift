@@ -43,10 +43,10 @@ public struct RevenueCatV2Source: CustomerSource {
     /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
     /// `transactions`: also read each App Store and Play Store subscription's store transactions
     /// (one more list per subscription: history and renew-count need them, check does not).
-    func fetch(_ id: String, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
+    func fetch(_ id: ID, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
         var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
-        let customerPath = "/customers/" + RemoteURL.segment(id)
-        let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
+        let customerPath = "/customers/" + RemoteURL.segment(id.string)
+        let answer = try client.get(customerPath + "?expand=attributes", customer: id.string, cachePolicy: cachePolicy)
         remarks.note(from: answer)
         switch answer.response.status {
         case 200: break
@@ -64,22 +64,22 @@ public struct RevenueCatV2Source: CustomerSource {
 
         var active = customer.activeEntitlements
         if let cursor = customer.activeEntitlementsCursor {
-            let more = try list(customerPath + "/active_entitlements", id: id, what: "active entitlements", after: cursor,
+            let more = try list(customerPath + "/active_entitlements", id: id.string, what: "active entitlements", after: cursor,
                                 budget: &budget, remarks: &remarks, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
             active += more.items
             unfinished += more.unfinished.map { [$0] } ?? []
         }
-        let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", budget: &budget,
+        let subs = try list(customerPath + "/subscriptions", id: id.string, what: "subscriptions", budget: &budget,
                             remarks: &remarks, label: label) { try RevenueCatV2Wire.subscriptions($0) }
         unfinished += subs.unfinished.map { [$0] } ?? []
-        let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", budget: &budget,
+        let buys = try list(customerPath + "/purchases", id: id.string, what: "one-time purchases", budget: &budget,
                             remarks: &remarks, label: label) { try RevenueCatV2Wire.purchases($0) }
         unfinished += buys.unfinished.map { [$0] } ?? []
 
-        var transactions: [String: [RevenueCatV2Transaction]] = [:]
-        var partial: Set<String> = []
+        var transactions: [ID: [RevenueCatV2Transaction]] = [:]
+        var partial: Set<ID> = []
         for s in subs.items where withTransactions && s.hasStoreTransactions {
-            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
+            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id.string) + "/transactions", id: id.string,
                                  what: "transactions of subscription \(s.id)", budget: &budget, remarks: &remarks,
                                  label: label) { try RevenueCatV2Wire.transactions($0) }
             if let reason = chain.unfinished {
@@ -141,7 +141,7 @@ public struct RevenueCatV2Source: CustomerSource {
                 + "of \(Self.pageSize) items of a list)")
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
@@ -164,7 +164,7 @@ public struct RevenueCatV2Source: CustomerSource {
 
     /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
     /// the first), incomplete when a list was not read to its end.
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
@@ -177,7 +177,7 @@ public struct RevenueCatV2Source: CustomerSource {
                             complete: reason == nil, incompleteReason: reason)
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else { return nil }
         let at = t ?? r.requestDate
@@ -190,15 +190,15 @@ public struct RevenueCatV2Source: CustomerSource {
         "RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history"
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("subs does not list every customer of a RevenueCat project")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("subs does not read RevenueCat's entitlement catalog")
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         throw NotOffered(whyNotOffered(.grants))
     }
 
