@@ -11,7 +11,7 @@ import Glibc
 #endif
 import SubsJSON
 
-public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible,
+public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
     /// The id as written (its bytes are the id): for display, JSON and URLs, never to compare.
     public let string: String
@@ -29,6 +29,20 @@ public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible,
     }
 
     public var description: String { string }
+
+    /// Quoted, every scalar outside printable ASCII as `\u{…}`: NFC and NFD `café` look
+    /// different here ("caf\u{e9}", "cafe\u{301}").
+    public var debugDescription: String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            if scalar.isASCII, scalar.value >= 0x20, scalar.value != 0x7F, scalar != "\"", scalar != "\\" {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            }
+        }
+        return out + "\""
+    }
 
     public var isEmpty: Bool { string.isEmpty }
 
