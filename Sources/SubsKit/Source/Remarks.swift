@@ -19,12 +19,14 @@ public struct Remarks: Equatable, Sendable {
 
     public var isEmpty: Bool { notes.isEmpty && warnings.isEmpty }
 
+    /// Remarks name ids: one is a repeat only when its bytes are (a note about NFC `café` is
+    /// not one about NFD `café`).
     public mutating func note(_ note: String) {
-        if !notes.contains(note) { notes.append(note) }
+        if !notes.contains(where: { ID.bytesEqual($0, note) }) { notes.append(note) }
     }
 
     public mutating func warn(_ warning: String) {
-        if !warnings.contains(warning) { warnings.append(warning) }
+        if !warnings.contains(where: { ID.bytesEqual($0, warning) }) { warnings.append(warning) }
     }
 
     /// What the client said of an answer (that it came from the cache, how old and why; a cache
