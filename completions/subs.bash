@@ -96,7 +96,7 @@ _subs() {
     fi
 
     case $command in
-        "") _subs_add_words 'check grant revoke history renew-count find store serve completion help' ;;
+        "") _subs_add_words 'check grant revoke history renew-count find store serve commands completion help' ;;
         store) _subs_add_words 'init validate' ;;
         check)
             if ((npos >= 0)); then _subs_add_ids customers; fi
@@ -123,7 +123,7 @@ _subs() {
             if ((npos == 0)); then _subs_add_words 'bash zsh fish'; fi
             ;;
         help)
-            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find store serve completion help'; fi
+            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find store serve commands completion help'; fi
             ;;
     esac
     return 0

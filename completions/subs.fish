@@ -76,6 +76,7 @@ complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscr
 complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
 complete -c subs -n '__subs_at ""' -a store -d 'Create or validate the store'
 complete -c subs -n '__subs_at ""' -a serve -d 'Serve the local store over the subs REST API'
+complete -c subs -n '__subs_at ""' -a commands -d 'Describe the whole command line: with --json, as one JSON document'
 complete -c subs -n '__subs_at ""' -a completion -d 'Print the shell completion script'
 complete -c subs -n '__subs_at ""' -a help -d 'Show help; same as COMMAND --help'
 complete -c subs -n '__subs_at store 0 0' -a init -d 'Create a new store at the store path'
@@ -153,4 +154,4 @@ complete -c subs -n '__subs_at "serve"' -l token-file -r -F -d 'File holding the
 complete -c subs -n '__subs_at "completion" 0 0' -a 'bash zsh fish'
 
 # help
-complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve completion help'
+complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve commands completion help'

@@ -24,7 +24,7 @@ final class IdsAreBytesEndToEndTests: XCTestCase {
     /// `subs serve` on `store`, on a free loopback port; stopped when the test ends.
     private func serve(_ store: String, in dir: TempDir) throws -> Int {
         let log = dir.path + "/serve.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: nil), "cannot create a test file")
         let process = try Binary.start(["--store", store, "serve", "--listen", "127.0.0.1:0"], env: ["SUBS_SERVER_TOKEN": token],
                                        stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
         addTeardownBlock {

@@ -114,7 +114,7 @@ final class PropertyTests: XCTestCase {
     func makeStore(_ customers: [(id: ID, json: JSONObject)], _ g: inout SeededGenerator, in dir: TempDirectory) -> (path: String, bytes: Data) {
         let text = RandomCustomers.store(customers, &g)
         let path = dir.path + "/store.json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), "cannot create a test file")
         return (path, Data(text.utf8))
     }
 

@@ -351,7 +351,7 @@ final class RemotePiecesTests: XCTestCase {
 
     func testCacheWriteFailureIsAWarningNotAFailure() throws {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: scratch + "/file", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: scratch + "/file", contents: Data()), "cannot create a test file")
         let transport = ScriptedTransport { _ in RemoteResponse(status: 200, body: Array("{}".utf8)) }
         let answer = try makeClient(transport, cache: ResponseCache(directory: scratch + "/file/subs", clock: FixedClock(Instant(seconds: 0)))).get("/x")
         XCTAssertEqual(answer.response.status, 200)

@@ -47,9 +47,9 @@ public enum EnvironmentSpec {
         "USER", help: "Who makes changes when neither --actor nor SUBS_ACTOR is given.")
     static let lockTimeout = EnvironmentVariable(
         "SUBS_LOCK_TIMEOUT",
-        help: "Seconds a write waits for the store lock before exit status 75, 0 or more in plain decimal; "
+        help: "Seconds a write waits for the store lock before exit status {exit:temporary}, 0 or more in plain decimal; "
             + "default 10, and 5 for serve, which then answers 503 busy before a client with the default "
-            + "--timeout gives up. Anything else is exit status 78.",
+            + "--timeout gives up. Anything else is exit status {exit:config}.",
         store: { value, options in
             guard let seconds = ValueCheck.seconds(value, allowingZero: true) else {
                 throw ValueProblem(reason: "\(Terminal.quoted(value)) is not a number of seconds (0 or more, e.g. 10 or 0.5)")

@@ -9,7 +9,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case find
     case storeInit = "store init"
     case storeValidate = "store validate"
-    case serve, completion, help
+    case serve, commands, completion, help
     /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
     case complete = "__complete"
 

@@ -17,6 +17,7 @@ public enum Commands {
             case .complete: return CompleteCommand.run(invocation, context)
             case .serve: return try ServeCommand.run(invocation, context)
             case .completion: return CompletionCommand.run(invocation, context: context)
+            case .commands: return try CommandsCommand.run(invocation, context)
             case .help:
                 // Answered by CLI before commands run.
                 throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
@@ -53,7 +54,7 @@ public enum Commands {
         case let notOffered as NotOffered:
             // What the provider or API version cannot do is a usage error, never 69: a script
             // that retries on 69 ("unreachable, try later") would retry it forever.
-            return (.usage, notOffered.reason)
+            return (.usage, ProseMarkup.render(notOffered.reason))
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
         case let refusal as SubsAPIError:

@@ -24,11 +24,11 @@ enum ManProse {
         USER is a customer id or one of its aliases. \
         A USER of - reads customer ids from standard input, one per line; blank lines and lines \
         starting with # are skipped. \
-        A - that reads no id is exit status 64 for grant, revoke and check --require, so that a \
+        A - that reads no id is exit status {exit:usage} for grant, revoke and check --require, so that a \
         gate never passes on an empty list; otherwise it gives an empty result. \
-        Arguments that are not valid UTF-8 are exit status 64. \
+        Arguments that are not valid UTF-8 are exit status {exit:usage}. \
         Ids on standard input are read a line at a time (LF or CRLF); a NUL or another control byte, \
-        a line that is not UTF-8, a line longer than 4096 bytes or more than 100000 ids is exit status 65 \
+        a line that is not UTF-8, a line longer than 4096 bytes or more than 100000 ids is exit status {exit:data} \
         at once, naming the line, so that an endless input never fills memory. \
         For grant and revoke the last argument is the entitlement and every argument before it is a customer.
         """,
@@ -39,17 +39,17 @@ enum ManProse {
         Ids, transaction and order ids and attribute values match exactly; an email matches in any case: \
         both sides are lowercased with Unicode's default lowercase mapping, without further folding or \
         normalisation (a sharp s does not match ss). \
-        A term is not empty, holds no control character and is at most 4096 bytes long, else exit status 64 \
-        (65 for a term read from standard input). \
+        A term is not empty, holds no control character and is at most 4096 bytes long, else exit status {exit:usage} \
+        ({exit:data} for a term read from standard input). \
         The platforms search less: revenuecat (API v1), qonversion and iaphub look a customer up by id only, \
         so a term that looks like an email (an @ and a dot after it) or a store's order or transaction id \
         (GPA., an Apple order id such as MK3Q9Z7X1T, 12 to 20 digits, Stripe in_, sub_, si_, pi_ or ch_, \
-        Amazon amzn1.), or --attribute, is exit status 64 with a sentence saying so, and nothing is sent. \
+        Amazon amzn1.), or --attribute, is exit status {exit:not-offered} with a sentence saying so, and nothing is sent. \
         When check, history or renew-count cannot find a USER that looks like one of these, the error \
         suggests subs find. \
         With a RevenueCat v2 base URL, find searches emails, app user ids, Apple, Google Play and Amazon \
         transaction ids and Apple order ids through its search parameter, not --attribute or Stripe ids \
-        (exit status 64); there matchedBy is customerId or email when the customer shows it, else \
+        (exit status {exit:not-offered}); there matchedBy is customerId or email when the customer shows it, else \
         inferred from the term's shape (orderId, transactionId, or alias).
         """,
         """
@@ -61,8 +61,8 @@ enum ManProse {
         A DURATION holds whole, unsigned numbers with uppercase designators; a near miss such as \
         PT0.5S or -P1D is refused with the reason. \
         Every date lies in the years 0001 to 9999: a DATE, or now plus a DURATION, outside them is \
-        exit status 64 (SUBS_NOW outside them is 78), and a store date plus a product's grace or \
-        billing retry period that leaves them is a data error, 65.
+        exit status {exit:usage} (SUBS_NOW outside them is {exit:config}), and a store date plus a product's grace or \
+        billing retry period that leaves them is a data error, {exit:data}.
         """,
         """
         Settings come from, in order of precedence: options on the command line, environment \
@@ -73,45 +73,51 @@ enum ManProse {
         A # at the start of a line or after a blank starts a comment, a value may be put in quotes \
         (a # inside them is part of the value; an opened quote must close), a byte order mark at the \
         start of the file is skipped, and a path starting with ~/ is taken from the home directory. \
-        An unknown key or a bad value, in the file or in an environment variable, is exit status 78 \
+        An unknown key or a bad value, in the file or in an environment variable, is exit status {exit:config} \
         naming the file and line or the variable. \
-        Lines end with LF or CRLF; a file larger than 64 KiB is exit status 78. \
+        Lines end with LF or CRLF; a file larger than 64 KiB is exit status {exit:config}. \
         A default config file that exists but cannot be read gets a warning and is ignored; one named \
         with --config or SUBS_CONFIG must be readable. \
         The --help and --version options, help and completion work whatever the environment and the \
         config file hold.
         """,
-        providers,
         """
         An answer from the cache, whether asked for with --offline or --max-age or given because the \
         server cannot be reached, says so on standard error with its age, and is judged at the local \
         clock, not at the date it was fetched: its requestDate is now, and an entitlement whose end \
         has passed since is expired, so check --require fails on it. \
         A fresh answer keeps the server's requestDate. \
-        grant and revoke with --offline against a remote API are exit status 64 before any request: \
+        grant and revoke with --offline against a remote API are exit status {exit:not-offered} before any request: \
         a write needs the server. \
         A 404 whose body is not the API's own not-found answer (an HTML page, an empty body, another \
         API's JSON), and any 404 of RevenueCat's GET /subscribers/{id}, which creates unknown app \
-        users, means the base URL is wrong: exit status 78, naming the URL asked and the form the \
+        users, means the base URL is wrong: exit status {exit:config}, naming the URL asked and the form the \
         base URL should have. \
         The platforms answer for now only: with --at, subs projects the current record to T, marks \
         the check document projected, and never makes an entitlement active before its first purchase \
         or start date, nor at or after its expiration. \
-        check --require refuses to gate on such a projection, exit status 64, unless \
+        check --require refuses to gate on such a projection, exit status {exit:usage}, unless \
         --allow-projection is given. \
         One malformed entitlement, product or purchase in a platform's answer never hides the rest: it \
         is left out with a warning on standard error naming its JSON path, and the rest is answered; \
-        an answer of which nothing can be read is exit status 76. \
+        an answer of which nothing can be read is exit status {exit:protocol}. \
         A value subs does not know (a state, a period type, a store) becomes unknown, never a guess.
         """,
     ]
 
-    /// One sentence per state, keyed by the enum so that a new state cannot be left out.
-    /// The providers' paragraph: each registered provider's own (ProviderDescriptor.manual).
-    static var providers: String {
-        ProviderDescriptor.registered.map(\.manual).joined(separator: " ")
+    /// The PROVIDERS section: each registered provider's own paragraph (ProviderDescriptor.manual).
+    static var providers: [String] {
+        ProviderDescriptor.registered.map(\.manual)
     }
 
+    static let providersIntro = """
+        {flag:--provider} names the API subs speaks, and the base URL ({flag:--remote}, or the platform's \
+        default) which of its versions. \
+        What each API offers, and the sentence each says for what it does not (exit status \
+        {exit:not-offered}, never {exit:unavailable}: retrying cannot help), follow the providers' paragraphs.
+        """
+
+    /// One sentence per state, keyed by the enum so that a new state cannot be left out.
     static func state(_ state: EntitlementState) -> String {
         switch state {
         case .active: return "The entitlement is active: a subscription before its expiration, a purchase, or a current grant."
@@ -233,7 +239,7 @@ enum ManProse {
             + "transactionId, originalTransactionId, orderId or attribute: the first way the customer matched, in that order), "
             + "email (the email attribute, or null) and activeEntitlements (sorted). With several terms or -, json prints an "
             + "array of these documents, one per term in the order given, and jsonl one per line; a term that matched "
-            + "nothing has matches [] and makes the exit status 3."),
+            + "nothing has matches [] and makes the exit status {exit:not-found}."),
         ("renew-count", "customerId, requestedId, requestDate, complete, incompleteReason (as in history), entitlement, "
             + "renewsCount with an ENTITLEMENT; without one, "
             + "renewsCount maps each entitlement id to its count. The table format prints the bare number "
@@ -260,7 +266,7 @@ enum ManProse {
     static let examples: [(String, String)] = [
         ("subs check alice", "Support lookup: every entitlement of alice, its state, and a sentence on why."),
         ("subs history alice --entitlement premium", "Everything that happened to alice's premium, oldest first."),
-        ("subs check alice --require premium -q", "CI gate: exit status 0 only if alice has an active premium, 1 if not."),
+        ("subs check alice --require premium -q", "CI gate: exit status {exit:success} only if alice has an active premium, {exit:requirement-missing} if not."),
         ("subs check alice --json | jq -r '.entitlements.premium.expirationDate'", "When alice's premium ends, for a script."),
         ("subs check - --format jsonl < ids.txt | jq -r 'select(.activeEntitlements | index(\"premium\")) | .customerId'",
          "The customers listed in ids.txt who have premium."),

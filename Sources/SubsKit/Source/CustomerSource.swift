@@ -8,7 +8,8 @@
 public protocol CustomerSource {
     var capabilities: SourceCapabilities { get }
     /// One sentence on why a capability the source lacks is not offered ("RevenueCat's API v1
-    /// has no renewal counts").
+    /// has no renewal counts"), naming options as {flag:--remote} (the CLI resolves the markup);
+    /// the generated docs quote it.
     func whyNotOffered(_ capability: SourceCapabilities) -> String
 
     /// The status of each id at T (nil: the source's own clock, or now); nil for an unknown id.

@@ -22,7 +22,7 @@ public struct QonversionSource: CustomerSource {
         switch capability {
         case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + Self.useV4
         case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; " + Self.useV4
-        case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
+        case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use {flag:--duration} or {flag:--until}"
         case .dryRun: return "Qonversion's API v3 has no dry run; nothing was sent"
         case .batchWrites: return "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; "
             + "name one USER per grant or revoke"
@@ -34,7 +34,7 @@ public struct QonversionSource: CustomerSource {
     static let writeNeedsNetwork = "a grant or revoke must reach Qonversion; it cannot be made --offline"
 
     /// What a v3 refusal of history or renew-count says next: API v4 has them, and how to ask it.
-    static let useV4 = "API v4 lists a user's purchases: select it with --remote https://api.qonversion.io/v4 "
+    static let useV4 = "API v4 lists a user's purchases: select it with {flag:--remote https://api.qonversion.io/v4} "
         + "and the project's secret key (sk_…)"
 
     // MARK: reading

@@ -46,7 +46,7 @@ public struct RevenueCatSource: CustomerSource {
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
         case .renewalCounts:
-            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store (--store, or --remote to subs serve) counts renewals"
+            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store ({flag:--store}, or {flag:--remote} to subs serve) counts renewals"
         case .dryRun: return "RevenueCat's API v1 has no dry run; nothing was sent"
         case .batchWrites: return "RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)"
         default: return "RevenueCat's API v1 does not offer that"

@@ -33,7 +33,7 @@ public struct RevenueCatV2Source: CustomerSource {
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         if capability.contains(.grants) || capability.contains(.lifetimeGrants) {
-            return "subs sends grants and revokes through RevenueCat's API v1 only: use --remote https://api.revenuecat.com/v1 with a v1 secret key"
+            return "subs sends grants and revokes through RevenueCat's API v1 only: use {flag:--remote https://api.revenuecat.com/v1} with a v1 secret key"
         }
         return "RevenueCat's API v2 does not offer that"
     }
