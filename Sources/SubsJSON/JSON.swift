@@ -87,17 +87,18 @@ public enum JSON {
 
     /// Whether two strings have the same UTF-8 bytes — not Swift's `==`, which is Unicode
     /// canonical equivalence (NFC and NFD `café` are equal to it, never to JSON or to subs).
+    @inlinable
     public static func bytesEqual(_ a: String, _ b: String) -> Bool {
-        let a = a.utf8, b = b.utf8
+        let x = a.utf8, y = b.utf8
         // O(1) for native strings: most unequal strings stop here.
-        guard a.count == b.count else { return false }
-        let compared: Bool?? = a.withContiguousStorageIfAvailable { x in
-            b.withContiguousStorageIfAvailable { y in
+        guard x.count == y.count else { return false }
+        let compared: Bool?? = x.withContiguousStorageIfAvailable { x in
+            y.withContiguousStorageIfAvailable { y in
                 x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
             }
         }
         if let compared, let compared { return compared }
-        return a.elementsEqual(b)
+        return x.elementsEqual(y)
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10 }

@@ -44,7 +44,14 @@ public struct JSONObject: Equatable, Sendable {
     /// (as the parser does for duplicates), never by Unicode canonical equivalence — a catalog or
     /// answer keyed by ids holds NFC and NFD `café` as two members.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { JSON.bytesEqual($0.key, key) })?.value }
+        get {
+            // Equal bytes imply Swift's `==`, which is cheap for the ASCII keys of the store and
+            // copies nothing: only a key it accepts is compared byte by byte.
+            for i in members.indices where members[i].key == key {
+                if JSON.bytesEqual(members[i].key, key) { return members[i].value }
+            }
+            return nil
+        }
         set {
             if let index = members.firstIndex(where: { JSON.bytesEqual($0.key, key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }

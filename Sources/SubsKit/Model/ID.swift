@@ -62,8 +62,9 @@ public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible, Custo
         if hashed == nil {
             for byte in string.utf8 { hasher.combine(byte) }
         }
-        // The length ends the id: ids side by side in one key (a chain of an entitlement) stay apart.
-        hasher.combine(string.utf8.count)
+        // A byte no UTF-8 text holds ends the id (as String's own hash does): ids side by side in
+        // one key (a chain of an entitlement) stay apart.
+        hasher.combine(0xFF as UInt8)
     }
 
     /// Whether two strings have the same UTF-8 bytes (not canonical equivalence).
