@@ -110,6 +110,29 @@ final class IdsAreBytesCLITests: XCTestCase {
         }
     }
 
+    /// An entitlement typed in another Unicode form than the catalog's is not in the catalog
+    /// (exit 3); the suggestion is the catalog's spelling, said to be another form of the same
+    /// letters, since the two look alike on the screen.
+    func testAnEntitlementInAnotherUnicodeFormIsNotInTheCatalogAndTheHintSaysSo() throws {
+        let dir = TempDir()
+        let store = dir.write("store.json", """
+            {"schemaVersion": 1, "products": {"p": {"type": "subscription", "entitlements": ["caf\u{E9}"]}},
+             "customers": {"alice": {}}}
+            """)
+        for command in [["check", "alice", "--require", "cafe\u{301}"], ["grant", "alice", "cafe\u{301}", "--lifetime"],
+                        ["history", "alice", "--entitlement", "cafe\u{301}"]] {
+            let result = runCLI(["--store", store] + command)
+            XCTAssertEqual(result.status, .notFound, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("no product unlocks entitlement"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("(did you mean 'caf\u{E9}'? — the same letters in another Unicode form; ids are compared by their bytes)"),
+                          "\(command): \(result.stderr)")
+        }
+        // A real typo keeps the plain hint.
+        let typo = runCLI(["--store", store, "check", "alice", "--require", "cafx"])
+        XCTAssertEqual(typo.status, .notFound)
+        XCTAssertTrue(typo.stderr.hasSuffix("(did you mean 'caf\u{E9}'?)\n"), typo.stderr)
+    }
+
     /// `check --remote` through subs serve answers exactly what the local check answers, for
     /// every id and alias of the pair store (the server's index is by bytes as the file is).
     func testRemoteCheckAndLocalCheckAgreeOnEquivalentIds() throws {

@@ -177,7 +177,7 @@ public enum Commands {
         guard !known.contains(entitlement) else { return }
         var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
         if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {
-            message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
+            message += " (did you mean \(Terminal.quoted(near, escaping: false))?\(ChangeError.otherSpelling(near, entitlement)))"
         }
         throw CommandFailure(.notFound, message)
     }

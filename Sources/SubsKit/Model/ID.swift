@@ -85,6 +85,12 @@ public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible, Custo
         return a.count - b.count
     }
 
+    /// Whether `other` is this id written in another Unicode form (canonically equivalent, other
+    /// bytes): what an error says when it suggests the one for the other, as they look alike.
+    public func isOtherSpelling(of other: ID) -> Bool {
+        self != other && string == other.string
+    }
+
     /// Whether the id's bytes begin with `prefix`'s bytes.
     public func hasPrefix(_ prefix: String) -> Bool {
         string.utf8.starts(with: prefix.utf8)

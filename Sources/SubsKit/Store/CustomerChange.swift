@@ -52,10 +52,17 @@ public enum ChangeError: Error, Equatable, Sendable, CustomStringConvertible {
     case nothingToRevoke(entitlement: ID, customers: [ID])
     case expirationNotInFuture(Instant)
 
+    /// Said after a suggestion that looks like what was typed: the same text in another Unicode
+    /// form, which is another id (SPEC section 7).
+    public static func otherSpelling(_ suggestion: ID, _ typed: ID) -> String {
+        suggestion.isOtherSpelling(of: typed)
+            ? " — the same letters in another Unicode form; ids are compared by their bytes" : ""
+    }
+
     public var description: String {
         switch self {
         case .unknownEntitlement(let e, let suggestion):
-            return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+            return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?\(ChangeError.otherSpelling($0, e)))" } ?? "")
         case .customersNotFound(let ids):
             let list = ids.map { "'\($0)'" }.joined(separator: ", ")
             return "customer\(ids.count == 1 ? "" : "s") \(list) not found (use --create to create); nothing written"
