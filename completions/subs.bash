@@ -33,7 +33,7 @@ _subs_add_files() {
 _subs_option_value() {
     case $1 in
         --store|--api-key-file|--config|--token-file) _subs_add_files ;;
-        --remote|--timeout|--max-age|--duration|--reason|--actor|--limit|--attribute|--listen) : ;;
+        --remote|--timeout|--cache-max|--max-age|--duration|--reason|--actor|--limit|--attribute|--listen) : ;;
         --provider) _subs_add_words 'subs revenuecat qonversion iaphub' ;;
         --at|--until|--since) _subs_add_words 'now' ;;
         --format) _subs_add_words 'table json jsonl tsv' ;;
@@ -56,7 +56,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -74,13 +74,13 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
         esac
         if [[ $cur == -* ]]; then
-            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --iaphub-platform --config --help -h --version'
+            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --cache-max --offline --max-age --iaphub-platform --config --help -h --version'
             case $command in
                 check) opts+=" --require --active --allow-projection --environment --wide" ;;
                 grant) opts+=" --duration --until --lifetime --reason --actor --create --dry-run" ;;

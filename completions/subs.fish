@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --cache-max --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
                     set skip 1
                 end
                 continue
@@ -93,7 +93,8 @@ complete -c subs -l json -d 'Same as --format json'
 complete -c subs -l color -x -a 'auto always never' -d 'Colour; auto colours only a terminal, with NO_COLOR unset or empty and TERM not dumb'
 complete -c subs -l no-color -d 'Same as --color never'
 complete -c subs -s q -l quiet -d 'Print nothing on standard output; the exit status tells'
-complete -c subs -l timeout -x -d 'Remote request timeout in seconds, fractions allowed'
+complete -c subs -l timeout -x -d 'Remote time budget in seconds, fractions allowed: every request of the command ends within it'
+complete -c subs -l cache-max -x -d 'Bound of the remote answer cache, in bytes or with K, M, G; the oldest answers go first; 0 caches nothing'
 complete -c subs -l offline -d 'Remote: answer from the local cache only'
 complete -c subs -l max-age -x -d 'Remote: answer from the cache when it is younger than DURATION'
 complete -c subs -l iaphub-platform -x -a 'ios android' -d 'IAPHUB: whose store sku each product carries (IAPHUB\'s platform parameter; it does not filter products)'

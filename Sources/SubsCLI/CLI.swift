@@ -55,6 +55,10 @@ public enum CLI {
         } catch let error as ConfigError {
             context.writeErr("subs: error: \(Terminal.shortened(error.message))\n")
             return .configError
+        } catch let error as SecretFileError {
+            // A config file another user owns or may write: refused (77), whatever the command.
+            context.writeErr("subs: error: \(Terminal.message(error.message))\n")
+            return Commands.exitCode(for: error)
         } catch {
             context.writeErr("subs: error: \(Terminal.message("\(error)"))\n")
             return .internalError

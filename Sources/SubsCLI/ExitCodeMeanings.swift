@@ -49,7 +49,8 @@ extension ExitCode {
                     meaning: "The store file does not exist or cannot be read, or another program truncated or rewrote "
                         + "it while subs read it."),
             Meaning(code: .unavailable, names: ["unavailable"], summary: "Remote unreachable: worth retrying later",
-                    meaning: "Remote unavailable: cannot connect, server errors after retries, {flag:--offline} without "
+                    meaning: "Remote unavailable: cannot connect, server errors after retries, no answer within the "
+                        + "command's {flag:--timeout} (with several customers: some were not reached), {flag:--offline} without "
                         + "a cached answer, or libcurl (which remote access loads when it starts) not installed. "
                         + "Worth retrying later, and it means nothing else."),
             Meaning(code: .internalError, names: ["internal"], summary: "Internal error",
@@ -65,10 +66,13 @@ extension ExitCode {
                         + "remote still rate limited (HTTP 429) after retries."),
             Meaning(code: .protocolError, names: ["protocol"], summary: "Remote protocol error",
                     meaning: "Remote protocol error: an answer that is not what the API defines, of which nothing of "
-                        + "the customer can be read (one malformed item among others is a warning)."),
+                        + "the customer can be read (one malformed item among others is a warning), or answers past "
+                        + "the 256 MiB a command holds of them."),
             Meaning(code: .permissionDenied, names: ["permission"], summary: "Permission denied (HTTP 401/403, a file)",
-                    meaning: "Permission denied: HTTP 401 or 403 (a key that may not do what was asked), or a file this "
-                        + "user may not read or write (the store, the API key file)."),
+                    meaning: "Permission denied: HTTP 401 or 403 (a key that may not do what was asked); a file this "
+                        + "user may not read or write (the store, the API key file); an API key, token or config file "
+                        + "that another user owns or that others may write (the key and token files: or read), or a "
+                        + "lock file another user owns, refused with the chmod or chown that fixes it."),
             Meaning(code: .configError, names: ["config"], summary: "Configuration error",
                     meaning: "Configuration error: a bad config file or environment variable; an {flag:--api-key-file} "
                         + "that does not exist, is a directory or is not one line; a remote base URL that is not the "

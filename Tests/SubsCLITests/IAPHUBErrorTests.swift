@@ -226,7 +226,9 @@ final class IAPHUBMappingTests: XCTestCase {
         let table: [(String?, EntitlementState, Bool, RenewState)] = [
             ("active", .active, true, .willRenew), ("grace_period", .gracePeriod, true, .billingIssue),
             ("retry_period", .billingRetry, false, .billingIssue), ("paused", .paused, false, .willRenew),
-            ("expired", .unknown, false, .willRenew), ("ACTIVE", .unknown, false, .willRenew), (nil, .unknown, false, .willRenew),
+            // `expired` is IAPHUB's own word for a lapsed subscription (its purchases and webhooks):
+            // expired, no renewal promised, never unknown.
+            ("expired", .expired, false, .unknown), ("ACTIVE", .unknown, false, .willRenew), (nil, .unknown, false, .willRenew),
         ]
         for (raw, state, active, renew) in table {
             var p = product("a", expires: "2026-02-01T00:00:00Z")

@@ -18,6 +18,7 @@ final class OptionTableTests: XCTestCase {
         case .duration?: return "P1D"
         case .count?: return "3"
         case .seconds?: return "2.5"
+        case .bytes?: return "64M"
         case .hostPort?: return "127.0.0.1:1"
         case .command?: return "check"
         case .choice(let words)?: return words.last { $0 != option.defaultValue } ?? words[0]
@@ -53,7 +54,7 @@ final class OptionTableTests: XCTestCase {
 
     func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() throws {
         XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "timeout",
-                                         "iaphub-platform"])
+                                         "cache-max", "iaphub-platform"])
         for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
         // The reference (docs/reference.md, linked from the README) lists the same keys, in the same order.
         let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)

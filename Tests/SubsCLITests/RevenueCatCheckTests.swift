@@ -233,7 +233,9 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
         assertCustomer(doc, id: "tina", requested: "tina", active: ["premium"])
         assertEntitlement(doc, "premium", [
             "periodType": .string("trial"), "productId": .string("pro_monthly"),
-            "startedDate": .string("2026-11-28T09:00:00Z"), "firstPurchaseDate": .string("2026-11-28T09:00:00Z"),
+            "startedDate": .string("2026-11-28T09:00:00Z"),
+            // Nothing is paid during a free trial: no first purchase yet (SPEC section 3).
+            "firstPurchaseDate": .null,
             "lastPurchaseDate": .string("2026-11-28T09:00:00Z"), "expirationDate": .string("2026-12-05T09:00:00Z"),
         ])
         XCTAssertEqual(sentences("tina"), ["premium: free trial, first payment due 2026-12-05"])

@@ -85,11 +85,18 @@ public enum EnvironmentSpec {
             if let seconds = Double(value) { options.writePause?.seconds = seconds }
         })
 
+    /// Test hook: the bytes of remote answers a command may hold (RemoteBudget), lowered.
+    static let testAnswerBytes = EnvironmentVariable(
+        "SUBS_TEST_ANSWER_BYTES", hidden: true, help: "",
+        store: { value, options in
+            if let bytes = ValueCheck.bytes(value) { options.answerBytes = bytes }
+        })
+
     /// The variables without an option of their own, in the order the man page lists them;
     /// the resolver reads those with a `store` in this order.
     static let variables: [EnvironmentVariable] = [apiKey] + providerVariables + [
         now, user, lockTimeout, serverToken, noColor, term, columns, home,
-        xdgDataHome, xdgConfigHome, xdgCacheHome, httpsProxy, testPauseAt, testPauseFor,
+        xdgDataHome, xdgConfigHome, xdgCacheHome, httpsProxy, testPauseAt, testPauseFor, testAnswerBytes,
     ]
 
     /// The variables a provider reads without an option (ProviderDescriptor.settings).

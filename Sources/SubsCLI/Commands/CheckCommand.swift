@@ -20,7 +20,14 @@ enum CheckCommand {
 
         var status = ExitCode.success
         var customers: [Asked<CustomerStatus>] = []
-        for (id, customer) in zip(users, answer.statuses) {
+        var unanswered: [(id: ID, error: RemoteError)] = []
+        for (index, (id, customer)) in zip(users, answer.statuses).enumerated() {
+            // Never a gate passed on a customer the budget left unread: the batch fails with 69.
+            if let spent = answer.unanswered[index] {
+                unanswered.append((id, spent))
+                customers.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
             guard let customer else {
                 let missing = Missing.customer(id)
                 status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
@@ -35,6 +42,7 @@ enum CheckCommand {
                 context.writeErr(Terminal.message("subs: \(Terminal.quoted(id, escaping: false)) lacks \(Terminal.quoted(entitlement, escaping: false)): \(why)") + "\n")
             }
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
         var style = Commands.style(invocation, context)

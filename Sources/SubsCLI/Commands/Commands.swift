@@ -61,6 +61,8 @@ public enum Commands {
             return (exitCode(for: refusal), refusal.description)
         case let wrong as WrongBaseURL:
             return (.configError, wrong.description)
+        case let secret as SecretFileError:
+            return (exitCode(for: secret), secret.message)
         case let provider as ProviderError:
             return (exitCode(for: provider.category), provider.description)
         default:
@@ -72,12 +74,17 @@ public enum Commands {
         switch error {
         case .unavailable, .timeout, .notCached, .libcurlMissing: return .unavailable
         case .rateLimited: return .temporaryFailure
-        case .protocolError: return .protocolError
+        case .protocolError, .answersTooLarge: return .protocolError
         case .unauthorized: return .permissionDenied
         case .notFound: return .notFound
         case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        case .apiKeyPermissionDenied: return .permissionDenied
         }
+    }
+
+    /// A key, token or config file refused (another user's, others may write or read it) or
+    /// not readable for want of permission: 77; missing, a directory: configuration (78).
+    static func exitCode(for error: SecretFileError) -> ExitCode {
+        error.isPermissionProblem ? .permissionDenied : .configError
     }
 
     /// A platform's refusal, by its kind: every platform's errors end alike.
@@ -111,6 +118,19 @@ public enum Commands {
 
     static func source(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {
         try SourceFactory.make(invocation, context)
+    }
+
+    /// Says, in one line for all of them, which customers of a batch the remote budget left
+    /// unanswered (`unanswered`: their ids and errors, in order); returns the status they stand
+    /// for (69 for a timeout, 76 for answers too large), `.success` when there are none.
+    static func reportUnanswered(_ unanswered: [(id: ID, error: RemoteError)], of total: Int, _ context: Context) -> ExitCode {
+        guard let first = unanswered.first else { return .success }
+        let names = unanswered.prefix(3).map { Terminal.quoted($0.id, escaping: false) }.joined(separator: ", ")
+            + (unanswered.count > 3 ? ", …" : "")
+        let message = "\(unanswered.count) of \(total) customers not answered (\(names)): \(first.error.budgetReason); "
+            + "the others are answered"
+        context.writeErr("subs: error: \(Terminal.message(message))\n")
+        return exitCode(for: first.error)
     }
 
     /// Notes of an answer, on stderr.

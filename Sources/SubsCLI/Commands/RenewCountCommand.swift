@@ -16,7 +16,13 @@ enum RenewCountCommand {
 
         var status = ExitCode.success
         var counts: [Asked<RenewCounts>] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
         for (id, answer) in zip(users, try source.renewalCounts(of: users, at: invocation.global.at)) {
+            if let spent = answer.unanswered[0] {
+                unanswered.append((id, spent))
+                counts.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
             Commands.say(answer.notes, context)
             Commands.warn(answer.warnings, context)
             let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
@@ -48,6 +54,7 @@ enum RenewCountCommand {
                 counts.append(.missing(missing))
             }
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let result = RenewCountResult(counts: counts, entitlement: wanted, asArray: user == "-")
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))

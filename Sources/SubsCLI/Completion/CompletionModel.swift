@@ -18,7 +18,7 @@ enum CompletionAction: Equatable {
         case .entitlement: self = .ids(["entitlements"])
         case .date: self = .words(["now"])
         case .command: self = .commandNames
-        case .text, .nonEmptyText, .url, .duration, .count, .seconds, .hostPort: self = .nothing
+        case .text, .nonEmptyText, .url, .duration, .count, .seconds, .bytes, .hostPort: self = .nothing
         }
     }
 

@@ -159,6 +159,7 @@ enum CommandLineDocument {
         case .duration: return "duration"
         case .count: return "count"
         case .seconds: return "seconds"
+        case .bytes: return "bytes"
         case .choice: return "choice"
         case .customer: return "customer"
         case .entitlement: return "entitlement"

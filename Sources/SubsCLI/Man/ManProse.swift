@@ -78,6 +78,11 @@ enum ManProse {
         Lines end with LF or CRLF; a file larger than 64 KiB is exit status {exit:config}. \
         A default config file that exists but cannot be read gets a warning and is ignored; one named \
         with --config or SUBS_CONFIG must be readable. \
+        Files that hold a secret or decide where one goes (the API key file, the token file of \
+        serve and the config file) must be owned by the user running subs or by root and must not be \
+        writable by group or others, and the key and token files not readable by them either (chmod \
+        600): anything else, the default config file too, is refused with exit status {exit:permission} and one line \
+        naming the file and the chmod or chown that fixes it. \
         The --help and --version options, help and completion work whatever the environment and the \
         config file hold.
         """,
@@ -87,6 +92,13 @@ enum ManProse {
         clock, not at the date it was fetched: its requestDate is now, and an entitlement whose end \
         has passed since is expired, so check --require fails on it. \
         A fresh answer keeps the server's requestDate. \
+        {flag:--timeout} is the time budget of the whole command: every request of it, every retry and every \
+        wait share it. What did not fit is said: history and renew-count answer with what was read, \
+        complete false and the reason; in a batch each customer not reached is an element with error \
+        code timeout, one line on standard error names them, and the exit status is {exit:unavailable}. \
+        The remote answers a command holds are bounded to 256 MiB in all, checked while they arrive. \
+        The cache is bounded by {flag:--cache-max} (SUBS_CACHE_MAX): the oldest entries go first, and a \
+        listing that did not reach its end keeps none of its pages. \
         grant and revoke with --offline against a remote API are exit status {exit:not-offered} before any request: \
         a write needs the server. \
         A 404 whose body is not the API's own not-found answer (an HTML page, an empty body, another \
@@ -251,7 +263,9 @@ enum ManProse {
 
     static let files: [(String, String)] = [
         ("$XDG_DATA_HOME/subs/store.json", "The default store (~/.local/share/subs/store.json). A new store is created with mode 0600."),
-        ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with the store's read/write bits, refused when it is a symbolic link. A failed write removes a lock file it created itself."),
+        ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with mode 0600 and opened for writing, since whoever can open it can hold it and stop every write. "
+            + "One owned by a user other than the one running subs, root or the store's owner is refused (exit status {exit:permission}), and so is a symbolic link; one of the running user's that others may open is narrowed to 0600 (0660 when its group may read and write it). "
+            + "Writers of one group share a store through a lock file root makes for them: install -o root -g GROUP -m 660 /dev/null STORE.lock. A failed write removes a lock file it created itself."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
         ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
     ]

@@ -53,6 +53,14 @@ struct Missing: Error {
     /// The sentence said on stderr too.
     var message: String
 
+    /// A customer of a batch the command's remote budget left unanswered (SPEC section 7 rev. 4):
+    /// `timeout`, or `answers_too_large` when the command's answers reached their byte bound.
+    static func unanswered(_ id: ID, _ error: RemoteError) -> Missing {
+        let code: String
+        if case .answersTooLarge = error { code = "answers_too_large" } else { code = "timeout" }
+        return Missing(requestedId: id, customerId: nil, code: code, message: "not answered: \(error.budgetReason)")
+    }
+
     static func customer(_ id: ID) -> Missing {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found",
                 message: "customer \(Terminal.quoted(id, escaping: false)) not found")

@@ -7,6 +7,8 @@
 
 public protocol CustomerSource {
     var capabilities: SourceCapabilities { get }
+    /// The command's remote budget when the answers come from a remote API (nil: the local store).
+    var remoteBudget: RemoteBudget? { get }
     /// One sentence on why a capability the source lacks is not offered ("RevenueCat's API v1
     /// has no renewal counts"), naming options as {flag:--remote} (the CLI resolves the markup);
     /// the generated docs quote it.
@@ -51,6 +53,8 @@ public protocol CustomerSource {
 }
 
 extension CustomerSource {
+    public var remoteBudget: RemoteBudget? { nil }
+
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         "this source does not offer that"
     }
@@ -81,8 +85,23 @@ extension CustomerSource {
         try statuses(of: [id], at: t)
     }
 
+    /// One customer after the other; one the remote budget ended is an answer of its own with
+    /// that error in `unanswered` (the others are still answered), unless none is answered.
     public func renewalCounts(of ids: [ID], at t: Instant?) throws -> [StatusAnswer] {
-        try ids.map { try renewalCounts(of: $0, at: t) }
+        var answers: [StatusAnswer] = []
+        var first: RemoteError?
+        for id in ids {
+            do {
+                // The counts are kept, not the listings they were made of.
+                let counts = { try self.renewalCounts(of: id, at: t) }
+                answers.append(try remoteBudget.map { try $0.releasing(counts) } ?? counts())
+            } catch let spent as RemoteError where spent.isBudgetSpent {
+                first = first ?? spent
+                answers.append(StatusAnswer(requestDate: t ?? Instant(seconds: 0), statuses: [nil], unanswered: [0: spent]))
+            }
+        }
+        if let first, answers.allSatisfy({ !$0.unanswered.isEmpty }) { throw first }
+        return answers
     }
 
     /// Throws NotOffered, with the source's sentence, unless the source can do `capability`.
@@ -177,10 +196,15 @@ public struct StatusAnswer: Sendable {
     /// history is partial, `incompleteReason` saying why (SPEC section 4, `renew-count`).
     public var complete: Bool
     public var incompleteReason: String?
+    /// The customers (by index) the command's remote budget left unanswered, each with the error
+    /// that ended it (a timeout, answers too large); their `statuses` are nil (BudgetedBatch).
+    public var unanswered: [Int: RemoteError]
 
     public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<ID>? = nil,
-                notes: [String] = [], warnings: [String] = [], complete: Bool = true, incompleteReason: String? = nil) {
+                notes: [String] = [], warnings: [String] = [], complete: Bool = true, incompleteReason: String? = nil,
+                unanswered: [Int: RemoteError] = [:]) {
         self.requestDate = requestDate
+        self.unanswered = unanswered
         self.statuses = statuses
         self.knownEntitlements = knownEntitlements
         self.notes = notes

@@ -25,6 +25,7 @@ public struct RecordSource: CustomerSource {
         return answer.statuses.enumerated().map { index, status in
             var one = answer
             one.statuses = [status]
+            one.unanswered = answer.unanswered[index].map { [0: $0] } ?? [:]
             if index > 0 { one.remarks = Remarks() }
             return one
         }
@@ -41,7 +42,8 @@ public struct RecordSource: CustomerSource {
                                                counting: environment) }
         }
         return StatusAnswer(requestDate: at, statuses: evaluated,
-                            knownEntitlements: Set(lookup.catalog.entitlementIds), remarks: records.takeRemarks())
+                            knownEntitlements: Set(lookup.catalog.entitlementIds), remarks: records.takeRemarks(),
+                            unanswered: lookup.unanswered)
     }
 
     public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {

@@ -39,10 +39,13 @@ public struct CustomerLookup: Sendable {
     public var records: [CustomerRecord?]
     /// The answering server's clock, when the store has one (remote); nil for the local store.
     public var requestDate: Instant?
+    /// The ids (by index) the command's remote budget left unread, with its error; their records are nil.
+    public var unanswered: [Int: RemoteError]
 
-    public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil) {
+    public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil, unanswered: [Int: RemoteError] = [:]) {
         self.catalog = catalog
         self.records = records
         self.requestDate = requestDate
+        self.unanswered = unanswered
     }
 }

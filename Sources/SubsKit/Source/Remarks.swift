@@ -68,9 +68,9 @@ extension RemarkedAnswer {
 
 extension StatusAnswer: RemarkedAnswer {
     public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<ID>? = nil,
-                remarks: Remarks, complete: Bool = true, incompleteReason: String? = nil) {
+                remarks: Remarks, complete: Bool = true, incompleteReason: String? = nil, unanswered: [Int: RemoteError] = [:]) {
         self.init(requestDate: requestDate, statuses: statuses, knownEntitlements: knownEntitlements, notes: remarks.notes,
-                  warnings: remarks.warnings, complete: complete, incompleteReason: incompleteReason)
+                  warnings: remarks.warnings, complete: complete, incompleteReason: incompleteReason, unanswered: unanswered)
     }
 }
 

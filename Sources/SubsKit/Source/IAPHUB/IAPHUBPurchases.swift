@@ -32,11 +32,18 @@ public struct IAPHUBPurchase: Equatable, Sendable {
     public var originalPurchase: ID?
     /// `normal`, `trial`, `intro` (IAPHUB sends it for subscriptions).
     public var subscriptionPeriodType: String?
+    /// The purchase this one follows in its subscription (`linkedPurchase`: the period it renews,
+    /// or the subscription it replaces).
+    public var linkedPurchase: ID?
+    /// `subscriptionProrationMode`: IAPHUB sets it only on a transaction created by a subscription
+    /// replace (immediate_with_time_proration, deferred…).
+    public var subscriptionProrationMode: String?
 
     public init(id: ID, purchaseDate: Instant, productType: String, productSku: ID? = nil, product: ID? = nil,
                 productGroupName: ID? = nil, platform: String? = nil, price: String? = nil, currency: String? = nil,
                 isSandbox: Bool? = nil, promoCode: String? = nil, isRefunded: Bool = false, refundDate: Instant? = nil,
-                expirationDate: Instant? = nil, originalPurchase: ID? = nil, subscriptionPeriodType: String? = nil) {
+                expirationDate: Instant? = nil, originalPurchase: ID? = nil, subscriptionPeriodType: String? = nil,
+                linkedPurchase: ID? = nil, subscriptionProrationMode: String? = nil) {
         self.id = id
         self.purchaseDate = purchaseDate
         self.productType = productType
@@ -53,6 +60,8 @@ public struct IAPHUBPurchase: Equatable, Sendable {
         self.expirationDate = expirationDate
         self.originalPurchase = originalPurchase
         self.subscriptionPeriodType = subscriptionPeriodType
+        self.linkedPurchase = linkedPurchase
+        self.subscriptionProrationMode = subscriptionProrationMode
     }
 
     /// The product types subs knows; a purchase of another is left out with a warning.
@@ -72,8 +81,9 @@ public struct IAPHUBPurchase: Equatable, Sendable {
     /// purchase itself, as the first purchase of a chain is its own original.
     public var chainId: ID { originalPurchase.flatMap { $0.isEmpty ? nil : $0 } ?? id }
 
-    /// A renewal: a purchase of an auto-renewable subscription that is not its chain's first.
-    public var isRenewal: Bool { productType == "renewable_subscription" && chainId != id }
+    /// A later purchase of an auto-renewable subscription: not its chain's first. It is a renewal
+    /// unless it replaced the subscription with another product (IAPHUBPurchaseHistory.replacements).
+    public var isRenewal: Bool { productType == "renewable_subscription" && !chainId.utf8.elementsEqual(id.utf8) }
 
     /// Paid: not a free trial and not a price of zero (an unknown price is taken as paid: IAPHUB
     /// lists store transactions, which are charges).
@@ -146,7 +156,9 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
             promoCode: try f.bool("isPromo") == true ? try f.string("promoCode") : nil,
             isRefunded: try f.bool("isRefunded") ?? false, refundDate: try f.wholeSeconds("refundDate"),
             expirationDate: try f.wholeSeconds("expirationDate"), originalPurchase: try f.stringID("originalPurchase"),
-            subscriptionPeriodType: try f.string("subscriptionPeriodType"))
+            subscriptionPeriodType: try f.string("subscriptionPeriodType"),
+            linkedPurchase: try f.stringID("linkedPurchase").flatMap { $0.isEmpty ? nil : $0 },
+            subscriptionProrationMode: try f.string("subscriptionProrationMode").flatMap { $0.isEmpty ? nil : $0 })
         if type != "consumable" && purchase.entitlementId == nil {
             throw WireFormatError(path: path, message: "no productGroupName, productSku or product to tell which entitlement it is")
         }

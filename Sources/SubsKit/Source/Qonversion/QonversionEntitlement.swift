@@ -47,7 +47,7 @@ public struct QonversionEntitlement: Equatable, Sendable {
         let renewState: RenewState = manual ? .nonRenewable : subscription?.renewState ?? .nonRenewable
         let isActive: Bool
         if let t {
-            isActive = (started.map { $0 <= t } ?? true) && (expires.map { t < $0 } ?? true)
+            isActive = (started.map { $0.hasHappened(by: t) } ?? true) && (expires.map { t < $0 } ?? true)
         } else {
             isActive = active
         }

@@ -17,6 +17,7 @@ public struct QonversionSource: CustomerSource {
     public let clock: any Clock
 
     public var capabilities: SourceCapabilities { [.grants] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
@@ -50,21 +51,22 @@ public struct QonversionSource: CustomerSource {
     func statuses(of ids: [ID], at t: Instant?, projectionNote: (Instant) -> String,
                   entitlements: (QonversionUser, inout Remarks) throws -> EntitlementsAnswer?) throws -> StatusAnswer {
         var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
         var firstDate: Instant?
         var seen: [ID: CustomerStatus?] = [:]
-        for id in ids {
-            if let known = seen[id] { statuses.append(known); continue }
+        // Its identity and entitlements share the command's budget with every other USER's.
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
+            if let known = seen[id] { return known }
             var status: CustomerStatus?
             if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks), let answer = try entitlements(user, &remarks) {
                 firstDate = firstDate ?? answer.requestDate
                 status = Self.status(id, user, answer, at: t)
             }
             seen[id] = status
-            statuses.append(status)
+            return status
         }
         if let t, !ids.isEmpty { remarks.note(projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     /// USER's status from its user's entitlements (v3 or v4), at T; a cached answer's `active` is

@@ -42,6 +42,7 @@ public struct RevenueCatSource: CustomerSource {
     public let clock: any Clock
 
     public var capabilities: SourceCapabilities { [.history, .grants, .lifetimeGrants] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
@@ -100,23 +101,22 @@ public struct RevenueCatSource: CustomerSource {
 
     public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
-        for id in ids {
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
             let fetched = try fetch(id, policy: cachePolicy, remarks: &remarks)
             let s = fetched.subscriber
             if fetched.createdEmpty {
                 remarks.note(Self.createdNote(id, s))
-                statuses.append(nil)
-                continue
+                return nil
             }
             requestDate = requestDate ?? s.requestDate
             if t != nil && projected == nil { projected = s }
-            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil))
+            return RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil)
         }
         if let t, let s = projected { remarks.note(Self.projectionNote(s, to: t)) }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     /// A warning for each item `s` left out as malformed (one entitlement never hides the others).

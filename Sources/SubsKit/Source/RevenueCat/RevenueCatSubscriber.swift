@@ -84,19 +84,11 @@ public struct RevenueCatSubscriber: Equatable, Sendable {
         subscriptions.first { $0.productId == productId }
     }
 
-    /// The latest purchase of a non-subscription product (by purchase_date; the later in the
-    /// document on a tie or when dates are missing).
+    /// The purchase of a non-subscription product that describes its entitlements: the last of
+    /// its `non_subscriptions` list, as RevenueCat's SDKs take it (RevenueCat lists a product's
+    /// purchases oldest first, so it is the latest one).
     public func latestPurchase(_ productId: ID) -> RevenueCatPurchase? {
-        var best: RevenueCatPurchase?
-        for purchase in purchases where purchase.productId == productId {
-            guard let current = best else { best = purchase; continue }
-            switch (current.purchaseDate, purchase.purchaseDate) {
-            case (.some, nil): continue
-            case (let a?, let b?) where b < a: continue
-            default: best = purchase
-            }
-        }
-        return best
+        purchases.last { $0.productId == productId }
     }
 }
 

@@ -4,7 +4,7 @@
 // invented: what it cannot show is said once, in the answer's incomplete reason.
 
 extension RevenueCatV2Mapping {
-    /// Entries dated <= until, oldest first (ties keep the order: subscriptions, then purchases).
+    /// Entries dated by until (its whole second), oldest first (ties keep the order: subscriptions, then purchases).
     public static func history(_ r: RevenueCatV2Record, until: Instant) -> [HistoryEntry] {
         let keys = lookupKeys(r)
         let names = { (refs: [RevenueCatV2EntitlementRef]) in Array(Set(refs.map { keys[$0.id] ?? $0.id })).sorted() }
@@ -12,7 +12,7 @@ extension RevenueCatV2Mapping {
         for s in r.subscriptions {
             let entitlements = names(s.entitlements)
             let environment = s.environment == "sandbox" ? "sandbox" : "production"
-            let ownership = s.ownership == "family_shared" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue
+            let ownership = RevenueCatMapping.isFamilyShared(s.ownership) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue
             let source = RevenueCatMapping.purchaseSource(s.store).rawValue
             if s.isPromotional {
                 if let date = s.startsAt {
@@ -62,11 +62,11 @@ extension RevenueCatV2Mapping {
                              originalTransactionId: purchaseId, productId: p.productId, expiration: nil,
                              source: RevenueCatMapping.purchaseSource(p.store).rawValue,
                              environment: p.environment == "sandbox" ? "sandbox" : "production",
-                             ownership: p.ownership == "family_shared" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue,
+                             ownership: RevenueCatMapping.isFamilyShared(p.ownership) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue,
                              money: p.revenue))
         }
         return all.enumerated()
-            .filter { $0.element.date <= until }
+            .filter { $0.element.date.hasHappened(by: until) }
             .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
             .map(\.element)
     }

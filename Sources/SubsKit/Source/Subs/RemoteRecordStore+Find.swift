@@ -32,10 +32,15 @@ extension RemoteRecordStore {
         guard !ids.isEmpty else { return FoundRecords(catalog: Catalog([]), matches: perTerm.map { _ in [] }) }
         let lookup = try lookup(ids, remarks: &remarks)
         var records: [ID: CustomerRecord] = [:]
-        for (id, record) in zip(ids, lookup.records) {
+        for (index, (id, record)) in zip(ids, lookup.records).enumerated() where lookup.unanswered[index] == nil {
             if let record { records[id] = record } else {
                 remarks.warn("customer '\(id)' was found by the search but was gone when it was read")
             }
+        }
+        // The command's budget is one for the search and the reading of what it found.
+        if let spent = lookup.unanswered.values.first {
+            let count = lookup.unanswered.count
+            remarks.note("\(count) customer\(count == 1 ? "" : "s") found by the search not shown: \(spent.budgetReason)")
         }
         return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in
             matches.compactMap { match in records[match.id].map { (record: $0, kind: match.kind) } }

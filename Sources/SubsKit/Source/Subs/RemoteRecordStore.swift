@@ -32,30 +32,31 @@ public struct RemoteRecordStore: RecordStore {
 
     func lookup(_ ids: [ID], remarks: inout Remarks) throws -> CustomerLookup {
         var catalog = Catalog([])
-        var records: [CustomerRecord?] = []
         var requestDate: Instant?
         var fromCache = false
-        for id in ids {
+        if ids.isEmpty {
+            throw NotOffered("the subs REST API answers customers, not the catalog alone")
+        }
+        // One request per customer, all within the command's budget; the records are kept.
+        let batch = try BudgetedBatch.each(ids, budget: client.budget, releasing: false) { id -> CustomerRecord? in
             let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id.string), customer: id.string, cachePolicy: cachePolicy,
                                         refusal: SubsAPIError.refusal)
             remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
-            case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": records.append(nil); continue
+            case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": return nil
             default: throw SubsAPIError.failure(answer)
             }
             let decoded = try decode(answer)
             catalog = decoded.catalog
-            records.append(decoded.record)
             requestDate = decoded.requestDate
             if answer.cacheAge != nil { fromCache = true }
-        }
-        if ids.isEmpty {
-            throw NotOffered("the subs REST API answers customers, not the catalog alone")
+            return decoded.record
         }
         // A cached record is judged at the local clock (nil: the caller's), not at the date it
         // was fetched: access that ended since is over.
-        return CustomerLookup(catalog: catalog, records: records, requestDate: fromCache ? nil : requestDate)
+        return CustomerLookup(catalog: catalog, records: batch.answers.map { $0 ?? nil }, requestDate: fromCache ? nil : requestDate,
+                              unanswered: batch.unanswered)
     }
 
     public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
