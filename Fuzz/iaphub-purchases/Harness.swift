@@ -27,7 +27,7 @@ private func check(_ page: IAPHUBPurchasePage) {
     }
     // One product per key, of each type: counts are >= 0, 0 for what does not renew, and never
     // more than the purchases listed.
-    var products: [String: IAPHUBProduct] = [:]
+    var products: [ID: IAPHUBProduct] = [:]
     for p in purchases {
         guard let key = p.entitlementId else { continue }
         products[key] = IAPHUBProduct(id: p.product, sku: p.productSku, type: p.productType, purchase: p.id,

@@ -14,7 +14,7 @@ public func fuzzRevenueCatV2(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     var customer = try! RevenueCatV2Wire.customer(Array(#"{"id": "u"}"#.utf8))
     var subscriptions: [RevenueCatV2Subscription] = []
     var purchases: [RevenueCatV2Purchase] = []
-    var transactions: [String: [RevenueCatV2Transaction]] = [:]
+    var transactions: [ID: [RevenueCatV2Transaction]] = [:]
     do throws(WireFormatError) {
         switch data[0] % 5 {
         case 0:

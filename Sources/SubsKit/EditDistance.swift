@@ -14,20 +14,33 @@ public enum EditDistance {
         return best?.candidate
     }
 
+    /// The id closest to `id` within edit distance 2, another id than it by its bytes: for an
+    /// entitlement spelt in another Unicode form than the catalog's (NFD `café` for NFC), that
+    /// spelling is the one suggested (the distance compares characters).
+    public static func closest(to id: ID, among candidates: [ID]) -> ID? {
+        var best: (candidate: ID, distance: Int)?
+        let length = id.string.count
+        for candidate in candidates where candidate != id && abs(candidate.string.count - length) <= 2 {
+            let d = distance(id.string, candidate.string)
+            if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
+        }
+        return best?.candidate
+    }
+
     /// Up to `limit` candidates within edit distance 2 of `word` and at the smallest distance any
     /// has (in list order), for a customer id or alias not found. Compared by Unicode scalars, so that two ids
     /// are the same only when their bytes are (SPEC section 7): an NFD spelling of an NFC id is a
     /// suggestion, not the word itself. Bounded: a candidate is dropped as soon as it cannot be
     /// within 2, so a store of a million ids costs a pass, not a million full tables.
-    public static func nearest(to word: String, among candidates: [String], limit: Int = 3) -> [String] {
-        let w = Array(word.unicodeScalars)
+    public static func nearest(to word: ID, among candidates: [ID], limit: Int = 3) -> [ID] {
+        let w = Array(word.string.unicodeScalars)
         guard !w.isEmpty, w.count <= 4096 else { return [] }
-        var found: [(candidate: String, distance: Int, order: Int)] = []
-        var seen = Set<[UInt8]>()
+        var found: [(candidate: ID, distance: Int, order: Int)] = []
+        var seen = Set<ID>()
         for (order, candidate) in candidates.enumerated() {
-            let c = Array(candidate.unicodeScalars)
+            let c = Array(candidate.string.unicodeScalars)
             guard abs(c.count - w.count) <= 2, c != w, let d = boundedDistance(w, c, bound: 2) else { continue }
-            guard seen.insert(Array(candidate.utf8)).inserted else { continue }
+            guard seen.insert(candidate).inserted else { continue }
             found.append((candidate, d, order))
         }
         // Only the nearest: one slip away beats two (git's "did you mean" lists its best alone).

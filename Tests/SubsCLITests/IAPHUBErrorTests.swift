@@ -196,14 +196,14 @@ final class IAPHUBDateHeaderTests: XCTestCase {
 
 /// The decoder and the mapping alone (what the fuzz harness drives).
 final class IAPHUBMappingTests: XCTestCase {
-    private func product(_ sku: String, group: String? = "premium", expires: String?, state: String = "active") -> IAPHUBProduct {
+    private func product(_ sku: ID, group: ID? = "premium", expires: String?, state: String = "active") -> IAPHUBProduct {
         IAPHUBProduct(sku: sku, type: "renewable_subscription", platform: "ios", purchaseDate: ISODate.parse("2026-01-01T00:00:00Z"),
                       expirationDate: expires.flatMap(ISODate.parse), groupName: group, isSubscriptionRenewable: true,
                       subscriptionState: state)
     }
 
     func testOneEntitlementPerGroupTheLaterExpirationWinsAndNoneIsLatest() {
-        let cases: [([IAPHUBProduct], String)] = [
+        let cases: [([IAPHUBProduct], ID)] = [
             ([product("a", expires: "2026-02-01T00:00:00Z"), product("b", expires: "2026-03-01T00:00:00Z")], "b"),
             ([product("b", expires: "2026-03-01T00:00:00Z"), product("a", expires: "2026-02-01T00:00:00Z")], "b"),
             ([product("a", expires: "2026-02-01T00:00:00Z"), product("b", expires: nil)], "b"),

@@ -59,7 +59,8 @@ final class NotFoundHintTests: XCTestCase {
             """)
         let result = runCLI(["--store", store, "check", "cafe\u{301}"])
         XCTAssertEqual(result.status, .notFound)
-        XCTAssertEqual(result.stderr, "subs: error: customer 'cafe\u{301}' not found (did you mean 'caf\u{E9}'?)\n")
+        XCTAssertEqual(result.stderr, "subs: error: customer 'cafe\u{301}' not found (did you mean 'caf\u{E9}'? — the same letters "
+                       + "in another Unicode form; ids are compared by their bytes)\n")
     }
 
     /// A source that cannot list its customers (subs serve, a platform) suggests nothing, and

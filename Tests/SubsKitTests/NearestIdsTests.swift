@@ -29,16 +29,16 @@ final class NearestIdsTests: XCTestCase {
     }
 
     func testNearestAreThoseAtTheSmallestDistanceInListOrderAndNotTheWord() {
-        let ids = ["mia", "liam", "alice", "alice-android", "lima", "kim"]
+        let ids: [ID] = ["mia", "liam", "alice", "alice-android", "lima", "kim"]
         // liam is one swap away; mia and kim two: only the nearest are said.
         XCTAssertEqual(EditDistance.nearest(to: "lima", among: ids), ["liam"])
         XCTAssertEqual(EditDistance.nearest(to: "lim", among: ids), ["liam", "lima", "kim"])
         XCTAssertEqual(EditDistance.nearest(to: "alic", among: ids), ["alice"])
         XCTAssertEqual(EditDistance.nearest(to: "xyzzy", among: ids), [])
-        XCTAssertEqual(EditDistance.nearest(to: "ki", among: ids + ["km", "kin", "ki"], limit: 2), ["kim", "km"])
-        XCTAssertEqual(EditDistance.nearest(to: "ki", among: ["a", "b", "ka", "kb", "kc", "kd"]), ["ka", "kb", "kc"], "at most three")
+        XCTAssertEqual(EditDistance.nearest(to: "ki", among: ids + ["km", "kin", "ki"] as [ID], limit: 2), ["kim", "km"])
+        XCTAssertEqual(EditDistance.nearest(to: "ki", among: ["a", "b", "ka", "kb", "kc", "kd"] as [ID]), ["ka", "kb", "kc"], "at most three")
         // Bytes decide sameness: the NFD spelling of an NFC id is near it, not it.
-        XCTAssertEqual(EditDistance.nearest(to: "cafe\u{301}", among: ["caf\u{E9}"]), ["caf\u{E9}"])
+        XCTAssertEqual(EditDistance.nearest(to: "cafe\u{301}", among: ["caf\u{E9}"] as [ID]), ["caf\u{E9}"])
         XCTAssertEqual(EditDistance.nearest(to: "", among: ids), [])
     }
 }

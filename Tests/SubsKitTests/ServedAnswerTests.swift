@@ -42,8 +42,8 @@ final class ServedAnswerTests: XCTestCase {
     /// The answer as the server built it before issue 26: the stored record decoded, `id` first
     /// then its members but its own `id`, the catalog decoded, all written again.
     private func oldAnswer(_ id: String) throws -> JSONValue {
-        let stored = try XCTUnwrap(try LocalStore(path: path).storedRecord(id), id)
-        var record = JSONObject([("id", .string(stored.id))])
+        let stored = try XCTUnwrap(try LocalStore(path: path).storedRecord(ID(id)), id)
+        var record = JSONObject([("id", .string(stored.id.string))])
         for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
             record[member.key] = member.value
         }
@@ -72,7 +72,7 @@ final class ServedAnswerTests: XCTestCase {
     func testEveryDemoCustomerAndAliasIsTheOldAnswerPrettyCompactAndCRLF() throws {
         let demo = DemoStore.json
         try write(demo)
-        let ids = try LocalStore(path: path).customerIds()
+        let ids = try LocalStore(path: path).customerIds().strings
         XCTAssertEqual(ids.count, 25)
         let names = ids + ["alice-android"]
         try assertAnswersMatchTheOldPath(names)
@@ -147,7 +147,7 @@ final class ServedAnswerTests: XCTestCase {
                 .arrayValue?.count, 1)
             XCTAssertEqual(api.served.scans, 1, "a write of the server was scanned again")
             // The index made from the edits is the one a scan makes.
-            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds())
+            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings)
         }
     }
 

@@ -6,7 +6,7 @@ enum CheckCommand {
     private typealias Options = CommandLineSpec.Options
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
-        let required = invocation.texts(Options.require)
+        let required = invocation.texts(Options.require).ids
         let users = try Commands.users(invocation.positionals, context, requiringIds: !required.isEmpty, command: .check)
         let environment = invocation.text(Options.environment).flatMap(EnvironmentFilter.init(rawValue:)) ?? .any
         let source = try Commands.source(invocation, context)
@@ -20,7 +20,7 @@ enum CheckCommand {
 
         var status = ExitCode.success
         var customers: [Asked<CustomerStatus>] = []
-        var unanswered: [(id: String, error: RemoteError)] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
         let nearby = NearbyCustomers(source)
         for (index, (id, customer)) in zip(users, answer.statuses).enumerated() {
             // Never a gate passed on a customer the budget left unread: the batch fails with 69.
@@ -57,7 +57,7 @@ enum CheckCommand {
     /// A platform answers for now only: with `--at` subs projects today's record, which says
     /// nothing reliable about T (a renewal, a refund, a purchase since then), so a gate must not
     /// pass or fail on it unless asked to. Said before anything is sent.
-    private static func refuseGatingOnAProjection(_ required: [String], source: CustomerSource, _ invocation: Invocation) throws {
+    private static func refuseGatingOnAProjection(_ required: [ID], source: CustomerSource, _ invocation: Invocation) throws {
         guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(CommandLineSpec.Options.allowProjection),
               !source.capabilities.contains(.evaluationAtAnyInstant) else { return }
         throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider.rawValue) answers "
@@ -66,12 +66,12 @@ enum CheckCommand {
     }
 
     /// Why `customer` does not pass `--require entitlement`, or nil when it does.
-    private static func gateFailure(_ customer: CustomerStatus, _ entitlement: String,
+    private static func gateFailure(_ customer: CustomerStatus, _ entitlement: ID,
                                      environment: EnvironmentFilter) -> String? {
         guard let e = customer.entitlements.first(where: { $0.id == entitlement }) else {
             return environment == .any ? "never had it" : "no \(environment.rawValue) purchase or grant of it"
         }
         guard !e.isActive else { return nil }
-        return Explanation.sentence(for: e).map { String($0.dropFirst(e.id.count + 2)) } ?? Wording.status(e)
+        return Explanation.sentence(for: e).map { String($0.dropFirst(e.id.string.count + 2)) } ?? Wording.status(e)
     }
 }

@@ -123,7 +123,7 @@ public enum Commands {
     /// Says, in one line for all of them, which customers of a batch the remote budget left
     /// unanswered (`unanswered`: their ids and errors, in order); returns the status they stand
     /// for (69 for a timeout, 76 for answers too large), `.success` when there are none.
-    static func reportUnanswered(_ unanswered: [(id: String, error: RemoteError)], of total: Int, _ context: Context) -> ExitCode {
+    static func reportUnanswered(_ unanswered: [(id: ID, error: RemoteError)], of total: Int, _ context: Context) -> ExitCode {
         guard let first = unanswered.first else { return .success }
         let names = unanswered.prefix(3).map { Terminal.quoted($0.id, escaping: false) }.joined(separator: ", ")
             + (unanswered.count > 3 ? ", …" : "")
@@ -162,6 +162,12 @@ public enum Commands {
     /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,
     /// say when the program feeding the ids failed).
     static func users(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
+                      command: CommandName? = nil) throws -> [ID] {
+        try terms(arguments, context, requiringIds: requiringIds, command: command).ids
+    }
+
+    /// `users` as typed (find's terms, which are not all ids).
+    static func terms(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
                       command: CommandName? = nil) throws -> [String] {
         guard arguments.contains("-") else { return arguments }
         guard arguments.filter({ $0 == "-" }).count == 1 else {
@@ -189,11 +195,11 @@ public enum Commands {
 
     /// An entitlement no product unlocks is a typo, not a customer without it: exit 3, with the
     /// nearest known id as a suggestion. The same check serves every command that names one.
-    static func checkEntitlementExists(_ entitlement: String, known: Set<String>) throws {
+    static func checkEntitlementExists(_ entitlement: ID, known: Set<ID>) throws {
         guard !known.contains(entitlement) else { return }
         var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
         if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {
-            message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
+            message += " (did you mean \(Terminal.quoted(near, escaping: false))?\(ChangeError.otherSpelling(near, entitlement)))"
         }
         throw CommandFailure(.notFound, message)
     }

@@ -13,7 +13,7 @@ enum FindCommand {
         if let problem = FindQuery(terms: typed.filter { $0 != "-" }, attributes: attributes).problem {
             throw UsageError(problem, command: .find)
         }
-        let terms = try Commands.users(typed, context).map(trimmed)
+        let terms = try Commands.terms(typed, context).map(trimmed)
         let query = FindQuery(terms: terms, attributes: attributes)
         if let problem = query.problem { throw CommandFailure(.dataError, "standard input: \(problem)") }
 
@@ -67,8 +67,8 @@ struct FindOutput: CommandResult {
                           return [[result.term, "", "", "", "", "customer_not_found"].map { Cell($0) }]
                       }
                       return result.matches.map { m in
-                          [result.term, m.customerId, m.matchedBy.rawValue, m.email ?? "",
-                           m.activeEntitlements.joined(separator: ","), ""].map { Cell($0) }
+                          [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
+                           m.activeEntitlements.strings.joined(separator: ","), ""].map { Cell($0) }
                       }
                   })
     }
@@ -79,7 +79,7 @@ struct FindOutput: CommandResult {
         let several = results.count > 1
         let rows = results.flatMap { result in
             result.matches.map { m -> [Cell] in
-                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.joined(separator: ","), .green)
+                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.strings.joined(separator: ","), .green)
                 return (several ? [Cell(result.term)] : [])
                     + [Cell(m.customerId), Cell(m.email ?? "-"), Cell(m.matchedBy.rawValue), active]
             }

@@ -6,9 +6,10 @@
 import SubsKit
 
 enum FindHint {
-    static func notFound(_ id: String, source: CustomerSource, nearby: NearbyCustomers? = nil) -> CommandFailure {
+    static func notFound(_ customer: ID, source: CustomerSource, nearby: NearbyCustomers? = nil) -> CommandFailure {
+        let id = customer.string
         var message = "customer \(Terminal.quoted(id, escaping: false)) not found"
-        message += nearby?.suggestion(for: id) ?? ""
+        message += nearby?.suggestion(for: customer) ?? ""
         let shape = TermShape(of: id)
         if shape != .id, source.whyNotSearchable(term: id) == nil, FindQuery.problem(with: id) == nil {
             message += "; it looks like \(shape.description): subs find \(shellWord(id))"
@@ -37,7 +38,7 @@ enum FindHint {
 /// platform, subs serve) gives no suggestion.
 final class NearbyCustomers {
     private let source: CustomerSource
-    private var names: [String]?
+    private var names: [ID]?
     private var asked = 0
     /// A did-you-mean is for a person's typo: the first USERs not found of a command get one, a
     /// batch of ten thousand unknown ids (`check - < ids`) does not cost ten thousand passes.
@@ -45,8 +46,9 @@ final class NearbyCustomers {
 
     init(_ source: CustomerSource) { self.source = source }
 
-    /// ` (did you mean 'alice'?)`, ` (did you mean 'alice' or 'alice-android'?)`, or nil.
-    func suggestion(for id: String) -> String? {
+    /// ` (did you mean 'alice'?)`, ` (did you mean 'alice' or 'alice-android'?)`, or nil; a
+    /// suggestion that is the same text in another Unicode form says so, as they look alike.
+    func suggestion(for id: ID) -> String? {
         asked += 1
         guard asked <= Self.limit else { return nil }
         if names == nil { names = (try? source.customerNames()) ?? [] }
@@ -54,6 +56,7 @@ final class NearbyCustomers {
         guard !near.isEmpty else { return nil }
         let quoted = near.map { Terminal.quoted($0, escaping: false) }
         let list = quoted.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
-        return " (did you mean \(list)?)"
+        let spelling = near.count == 1 ? ChangeError.otherSpelling(near[0], id) : ""
+        return " (did you mean \(list)?\(spelling))"
     }
 }

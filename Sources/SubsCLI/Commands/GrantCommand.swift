@@ -9,7 +9,7 @@ enum GrantCommand {
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant
-        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
+        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last.map({ ID($0) }) else {
             throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
         }
         // A write must reach the server; the cache can only answer reads. Refused before any
@@ -45,13 +45,11 @@ enum GrantCommand {
         Commands.warn(answer.warnings, context)
         let at = answer.requestDate
         // The first USER, as given, that named each customer: by bytes (SPEC section 7), in one pass.
-        var firstAsked: [[UInt8]: (position: Int, user: String)] = [:]
-        for (position, user) in users.enumerated() where firstAsked[Array(user.utf8)] == nil {
-            firstAsked[Array(user.utf8)] = (position, user)
-        }
+        var firstAsked: [ID: (position: Int, user: ID)] = [:]
+        for (position, user) in users.enumerated() where firstAsked[user] == nil { firstAsked[user] = (position, user) }
         let outcomes = answer.customers.map { changed in
             let record = changed.change.record
-            let asked = ([record.id] + record.aliases).compactMap { firstAsked[Array($0.utf8)] }.min { $0.position < $1.position }
+            let asked = ([record.id] + record.aliases).compactMap { firstAsked[$0] }.min { $0.position < $1.position }
             return Outcome(customer: changed.change, status: changed.status, requestedId: asked?.user ?? record.id)
         }
         if !isGrant {
@@ -71,7 +69,7 @@ enum GrantCommand {
 
     /// Customers a write did not find: each with its nearest ids and aliases, and for a grant
     /// the option that creates them (revoke has none: there is nothing to take back).
-    static func notFound(_ ids: [String], isGrant: Bool, source: CustomerSource) -> CommandFailure {
+    static func notFound(_ ids: [ID], isGrant: Bool, source: CustomerSource) -> CommandFailure {
         let nearby = NearbyCustomers(source)
         var message: String
         if ids.count == 1 {
@@ -89,7 +87,7 @@ enum GrantCommand {
         var customer: ChangedCustomer
         var status: EntitlementInfo?
         /// The first USER, as given, that named this customer (its id or an alias).
-        var requestedId: String
+        var requestedId: ID
     }
 
 
@@ -111,7 +109,7 @@ enum GrantCommand {
 /// What `grant`/`revoke` wrote, and the entitlement's status after it, in every format.
 struct ChangeOutput: CommandResult {
     var outcomes: [GrantCommand.Outcome]
-    var entitlement: String
+    var entitlement: ID
     var at: Instant
     var dryRun: Bool
     var isGrant: Bool
@@ -120,8 +118,8 @@ struct ChangeOutput: CommandResult {
     var json: JSONOutput {
         let documents = outcomes.map { o -> JSONValue in
             .object(JSONObject([
-                ("customerId", .string(o.customer.record.id)),
-                ("requestedId", .string(o.requestedId)),
+                ("customerId", .string(o.customer.record.id.string)),
+                ("requestedId", .string(o.requestedId.string)),
                 ("requestDate", Documents.date(at)),
                 ("dryRun", .bool(dryRun)),
                 ("grants", .array(o.customer.grants.map(Documents.grant))),
@@ -136,8 +134,9 @@ struct ChangeOutput: CommandResult {
     var tsv: TextTable {
         let rows = outcomes.flatMap { o in
             o.customer.grants.map { g in
-                [o.customer.record.id, o.requestedId, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
-                 String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false), ""].map { Cell($0) }
+                [o.customer.record.id.string, o.requestedId.string, g.entitlement.string, g.id.string,
+                 g.expirationDate.map(ISODate.format) ?? "", String(dryRun), o.status?.state.rawValue ?? "",
+                 String(o.status?.isActive ?? false), ""].map { Cell($0) }
             }
         }
         return TextTable(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",

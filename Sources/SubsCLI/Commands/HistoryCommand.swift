@@ -15,13 +15,13 @@ enum HistoryCommand {
         let users = try Commands.users(invocation.positionals, context)
         let source = try Commands.source(invocation, context)
         try source.require(.history)
-        let entitlement = invocation.text(Options.entitlement)
+        let entitlement = invocation.text(Options.entitlement).map { ID($0) }
         let since = invocation.instant(Options.since)
         let limit = invocation.count(Options.limit)
 
         var status = ExitCode.success
         var histories: [Asked<CustomerHistory>] = []
-        var unanswered: [(id: String, error: RemoteError)] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
         let nearby = NearbyCustomers(source)
         for id in users {
             let asked: HistoryAnswer?

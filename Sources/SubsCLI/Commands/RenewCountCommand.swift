@@ -9,14 +9,14 @@ enum RenewCountCommand {
         guard let user = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)
         }
-        let wanted = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
+        let wanted = invocation.positionals.count > 1 ? ID(invocation.positionals[1]) : nil
         let users = try Commands.users([user], context)
         let source = try Commands.source(invocation, context)
         try source.require(.renewalCounts)
 
         var status = ExitCode.success
         var counts: [Asked<RenewCounts>] = []
-        var unanswered: [(id: String, error: RemoteError)] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
         let nearby = NearbyCustomers(source)
         for (id, answer) in zip(users, try source.renewalCounts(of: users, at: invocation.global.at)) {
             if let spent = answer.unanswered[0] {
@@ -64,8 +64,8 @@ enum RenewCountCommand {
 }
 
 struct RenewCounts {
-    var customerId: String
-    var requestedId: String
+    var customerId: ID
+    var requestedId: ID
     var requestDate: Instant
     /// nil when the counts come from the whole history.
     var incompleteReason: String?
@@ -78,7 +78,7 @@ struct RenewCounts {
 /// table (`n=$(subs renew-count alice premium)`); several (`-`) a table with the customer.
 struct RenewCountResult: CommandResult {
     var counts: [Asked<RenewCounts>]
-    var entitlement: String?
+    var entitlement: ID?
     var asArray: Bool
 
     var json: JSONOutput {
@@ -111,11 +111,11 @@ struct RenewCountResult: CommandResult {
                       // A customer who never had the entitlement asked for: its row names it, as the
                       // error is about it; a customer not found has no entitlements at all.
                       case .missing(let m):
-                          let asked = m.customerId == nil ? "" : entitlement ?? ""
-                          return [[m.customerId ?? "", m.requestedId, asked, "", m.code].map { Cell($0) }]
+                          let asked = m.customerId == nil ? "" : entitlement?.string ?? ""
+                          return [[m.customerId?.string ?? "", m.requestedId.string, asked, "", m.code].map { Cell($0) }]
                       case .found(let c):
-                          if c.entitlements.isEmpty { return [[c.customerId, c.requestedId, "", "", ""].map { Cell($0) }] }
-                          return c.entitlements.map { [c.customerId, c.requestedId, $0.id, Self.count($0), ""].map { Cell($0) } }
+                          if c.entitlements.isEmpty { return [[c.customerId.string, c.requestedId.string, "", "", ""].map { Cell($0) }] }
+                          return c.entitlements.map { [c.customerId.string, c.requestedId.string, $0.id.string, Self.count($0), ""].map { Cell($0) } }
                       }
                   })
     }

@@ -52,14 +52,14 @@ struct CheckResult: CommandResult {
         return TextTable(headers: Self.tsvHeaders, rows: customers.flatMap { asked -> [[Cell]] in
             switch asked {
             case .missing(let m):
-                return [([m.customerId ?? "", m.requestedId] + empty + [m.code]).map { Cell($0) }]
+                return [([m.customerId?.string ?? "", m.requestedId.string] + empty + [m.code]).map { Cell($0) }]
             case .found(let status):
                 let entitlements = shown(status)
-                if entitlements.isEmpty { return [([status.record.id, status.requestedId] + empty + [""]).map { Cell($0) }] }
+                if entitlements.isEmpty { return [([status.record.id.string, status.requestedId.string] + empty + [""]).map { Cell($0) }] }
                 return entitlements.map { e in
                     let date = { (instant: Instant?) in instant.map(ISODate.format) ?? "" }
-                    return [status.record.id, status.requestedId, e.id, String(e.isActive), e.state.rawValue,
-                            e.renewState.rawValue, date(e.expirationDate), e.productId ?? "", e.source.rawValue,
+                    return [status.record.id.string, status.requestedId.string, e.id.string, String(e.isActive), e.state.rawValue,
+                            e.renewState.rawValue, date(e.expirationDate), e.productId?.string ?? "", e.source.rawValue,
                             e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "",
                             date(e.accessEndDate), String(e.willRenew), String(e.isSandbox), date(e.gracePeriodExpirationDate),
                             date(e.billingRetryEndDate), date(e.refundedAt), date(e.state == .revoked ? e.revokedAt : nil),
@@ -77,7 +77,7 @@ struct CheckResult: CommandResult {
     private func table(_ status: CustomerStatus, style: OutputStyle) -> String {
         var header = Terminal.escape(status.record.id)
         if !status.record.aliases.isEmpty {
-            header += "  (aliases: \(status.record.aliases.map(Terminal.escape).joined(separator: ", ")))"
+            header += "  (aliases: \(status.record.aliases.map { Terminal.escape($0) }.joined(separator: ", ")))"
         }
         var out = style.terminal
             ? TextLayout.wrap(header, columns: max(style.columns, TextTable.narrowest)).map { $0 + "\n" }.joined() : header + "\n"
@@ -117,13 +117,13 @@ struct CheckResult: CommandResult {
                 product = Cell("manual grant")
             } else {
                 let store = Wording.store(e.source).map { "(\($0))" }
-                product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId ?? "?"] + (store.map { [$0] } ?? []))
+                product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId?.string ?? "?"] + (store.map { [$0] } ?? []))
             }
             var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(e.accessEndDate), product,
                        Cell(Wording.notes(e).joined(separator: ", "))]
             if style.wide {
                 let p = periodTransaction(e)
-                row += [Cell(p?.transactionId ?? ""), Cell(p?.originalTransactionId ?? ""), Cell(e.grantId ?? "")]
+                row += [Cell(p?.transactionId.string ?? ""), Cell(p?.originalTransactionId.string ?? ""), Cell(e.grantId?.string ?? "")]
             }
             return row
         }

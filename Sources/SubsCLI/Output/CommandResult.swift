@@ -1,8 +1,8 @@
 // What every command answers: one value that knows its JSON document, its TSV rows and its
 // table, so that the formats never disagree. `Output.render` turns it into text in one place.
 
-import SubsKit
 import SubsJSON
+import SubsKit
 
 protocol CommandResult {
     /// `--format json`: one document, or (several customers, `-`) an array of them.
@@ -44,10 +44,10 @@ enum Asked<Found> {
 
 /// What stands for a USER that was not found: `{"requestedId", "customerId": null, "error"}`.
 struct Missing: Error {
-    var requestedId: String
+    var requestedId: ID
     /// The canonical id when the customer was found but what was asked of it was not
     /// (`renew-count - ENTITLEMENT`); nil when the customer itself is missing.
-    var customerId: String?
+    var customerId: ID?
     /// `customer_not_found`, `entitlement_not_found`: the codes of the subs REST API.
     var code: String
     /// The sentence said on stderr too.
@@ -55,19 +55,19 @@ struct Missing: Error {
 
     /// A customer of a batch the command's remote budget left unanswered (SPEC section 7 rev. 4):
     /// `timeout`, or `answers_too_large` when the command's answers reached their byte bound.
-    static func unanswered(_ id: String, _ error: RemoteError) -> Missing {
+    static func unanswered(_ id: ID, _ error: RemoteError) -> Missing {
         let code: String
         if case .answersTooLarge = error { code = "answers_too_large" } else { code = "timeout" }
         return Missing(requestedId: id, customerId: nil, code: code, message: "not answered: \(error.budgetReason)")
     }
 
-    static func customer(_ id: String) -> Missing {
+    static func customer(_ id: ID) -> Missing {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found",
                 message: "customer \(Terminal.quoted(id, escaping: false)) not found")
     }
 
     /// A customer not found, with the words said on stderr (a did-you-mean, a find hint).
-    static func customer(_ id: String, _ failure: CommandFailure) -> Missing {
+    static func customer(_ id: ID, _ failure: CommandFailure) -> Missing {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found", message: failure.message)
     }
 }

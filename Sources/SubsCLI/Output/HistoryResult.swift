@@ -11,8 +11,8 @@ import SubsKit
 
 /// One customer's history as asked.
 struct CustomerHistory {
-    var customerId: String
-    var requestedId: String
+    var customerId: ID
+    var requestedId: ID
     var requestDate: Instant
     /// Who answered, and why the history is not whole (nil: it is).
     var provider: String
@@ -59,8 +59,8 @@ struct HistoryResult: CommandResult {
                 return h.entries.map { entry in
                     let document = Documents.historyEntry(entry)
                     guard case .object(let members) = document else { return document }
-                    return .object(JSONObject([JSONObject.Member(key: "customerId", value: .string(h.customerId)),
-                                               JSONObject.Member(key: "requestedId", value: .string(h.requestedId))]
+                    return .object(JSONObject([JSONObject.Member(key: "customerId", value: .string(h.customerId.string)),
+                                               JSONObject.Member(key: "requestedId", value: .string(h.requestedId.string))]
                                               + members.members))
                 }
             }
@@ -86,12 +86,12 @@ struct HistoryResult: CommandResult {
         let rows = histories.flatMap { asked -> [[String]] in
             switch asked {
             case .missing(let m):
-                return [[m.customerId ?? "", m.requestedId] + blank + [m.code]]
+                return [[m.customerId?.string ?? "", m.requestedId.string] + blank + [m.code]]
             case .found(let h):
-                if h.entries.isEmpty { return [[h.customerId, h.requestedId] + blank + [""]] }
+                if h.entries.isEmpty { return [[h.customerId.string, h.requestedId.string] + blank + [""]] }
                 return h.entries.map { e in
-                    [h.customerId, h.requestedId, ISODate.format(e.date), e.kind.rawValue, e.type,
-                     e.entitlements.joined(separator: ",")]
+                    [h.customerId.string, h.requestedId.string, ISODate.format(e.date), e.kind.rawValue, e.type,
+                     e.entitlements.strings.joined(separator: ",")]
                         + fields.map { key in
                             switch e.field(key) {
                             case .string(let s)?: return s ?? ""
@@ -158,7 +158,8 @@ struct HistoryResult: CommandResult {
         return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5, hintsDropWhenGivingWay: style.wide).render(style)
     }
 
-    private func entitlementsCell(_ ids: [String]) -> Cell {
+    private func entitlementsCell(_ entitlements: [ID]) -> Cell {
+        let ids = entitlements.strings
         guard !ids.isEmpty else { return Cell("-") }
         let pieces = ids.enumerated().map { $0.offset < ids.count - 1 ? $0.element + "," : $0.element }
         return Cell(pieces.joined(separator: " "), pieces: pieces)

@@ -7,6 +7,8 @@
 // that is not enough, or the terminal is narrower than `blockLayoutBelow`, every row becomes a
 // block of `label: value` lines. Piped, a table is never cut or wrapped: one line per row.
 
+import SubsKit
+
 struct Cell {
     var text: String
     var style: Style?
@@ -18,6 +20,11 @@ struct Cell {
         self.text = text
         self.style = style
         self.pieces = pieces
+    }
+
+    /// An id as written.
+    init(_ id: ID, _ style: Style? = nil) {
+        self.init(id.string, style)
     }
 }
 

@@ -58,14 +58,14 @@ public enum MatchKind: String, CaseIterable, Comparable, Sendable {
 
 /// One customer a term found.
 public struct FindMatch: Equatable, Sendable {
-    public var customerId: String
+    public var customerId: ID
     public var matchedBy: MatchKind
     /// The customer's `email` attribute (RevenueCat: `$email`), when it is a string.
     public var email: String?
     /// Entitlements active at T, sorted.
-    public var activeEntitlements: [String]
+    public var activeEntitlements: [ID]
 
-    public init(customerId: String, matchedBy: MatchKind, email: String?, activeEntitlements: [String]) {
+    public init(customerId: ID, matchedBy: MatchKind, email: String?, activeEntitlements: [ID]) {
         self.customerId = customerId
         self.matchedBy = matchedBy
         self.email = email
@@ -95,10 +95,10 @@ public struct FindResult: Equatable, Sendable {
             ("term", .string(term)),
             ("matches", .array(matches.map { match in
                 .object(JSONObject([
-                    ("customerId", .string(match.customerId)),
+                    ("customerId", .string(match.customerId.string)),
                     ("matchedBy", .string(match.matchedBy.rawValue)),
                     ("email", match.email.map { .string($0) } ?? .null),
-                    ("activeEntitlements", .array(match.activeEntitlements.map { .string($0) })),
+                    ("activeEntitlements", .array(match.activeEntitlements.map { .string($0.string) })),
                 ]))
             })),
         ]))
@@ -119,7 +119,7 @@ public struct FindResult: Equatable, Sendable {
             }
             let ids = active.compactMap(\.stringValue)
             guard ids.count == active.count else { return nil }
-            matches.append(FindMatch(customerId: id, matchedBy: matchedBy, email: email, activeEntitlements: ids))
+            matches.append(FindMatch(customerId: ID(id), matchedBy: matchedBy, email: email, activeEntitlements: ids.ids))
         }
         self.init(term: term, matches: matches)
     }

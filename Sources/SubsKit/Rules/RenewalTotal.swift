@@ -13,22 +13,25 @@ extension CustomerStatus {
         let t = requestDate
         let subscriptions = record.transactions.filter { $0.type.isSubscription && $0.transactionDate <= t }
         if !subscriptions.isEmpty {
-            var paid: [[UInt8]: Int] = [:]
+            // Chains are keyed by their id's bytes (ID: SPEC section 7).
+            var paid: [ID: Int] = [:]
             for transaction in subscriptions {
-                // Chains are keyed by bytes: ids are equal only when their bytes are (SPEC section 7).
-                let chain = Array(transaction.originalTransactionId.utf8)
+                let chain = transaction.originalTransactionId
                 let refunded = transaction.revocationDate.map { $0 <= t } ?? false
                 let counts = transaction.type != .trialStarted && !refunded
                 paid[chain, default: 0] += counts ? 1 : 0
             }
             return paid.values.reduce(0) { $0 + max($1 - 1, 0) }
         }
-        var perChain: [[UInt8]: Int] = [:]
+        enum ChainKey: Hashable {
+            case chain(ID)
+            case product(ID?, EntitlementSource)
+        }
+        var perChain: [ChainKey: Int] = [:]
         for e in entitlements where e.sourceKind == .chain {
             guard let count = e.renewsCount else { return nil }
-            let key = e.transactions.last.map { "chain:" + $0.originalTransactionId }
-                ?? "product:\(e.productId ?? "")|\(e.source.rawValue)"
-            perChain[Array(key.utf8)] = max(perChain[Array(key.utf8)] ?? 0, count)
+            let key = e.transactions.last.map { ChainKey.chain($0.originalTransactionId) } ?? .product(e.productId, e.source)
+            perChain[key] = max(perChain[key] ?? 0, count)
         }
         return perChain.values.reduce(0, +)
     }

@@ -36,7 +36,7 @@ struct SourceCandidate {
     }
 
     /// A `nonConsumablePurchase` (its revocation, if any, already limited to <= T).
-    static func purchase(_ indexed: Indexed<Transaction>, entitlement: String) -> SourceCandidate {
+    static func purchase(_ indexed: Indexed<Transaction>, entitlement: ID) -> SourceCandidate {
         let purchase = indexed.record
         let revoked = purchase.revocationDate != nil
         let info = EntitlementInfo(

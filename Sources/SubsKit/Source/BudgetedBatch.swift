@@ -8,8 +8,8 @@ enum BudgetedBatch {
     /// its answer is made (a status is small beside them). When the budget leaves no customer
     /// answered, its first error is thrown: one USER fails as it always did.
     /// `releasing: false` for a source that keeps what it read (records, for the rules to run on).
-    static func each<T>(_ ids: [String], budget: RemoteBudget, releasing: Bool = true,
-                        _ answer: (String) throws -> T) throws -> (answers: [T?], unanswered: [Int: RemoteError]) {
+    static func each<T>(_ ids: [ID], budget: RemoteBudget, releasing: Bool = true,
+                        _ answer: (ID) throws -> T) throws -> (answers: [T?], unanswered: [Int: RemoteError]) {
         var answers: [T?] = []
         var unanswered: [Int: RemoteError] = [:]
         var first: RemoteError?

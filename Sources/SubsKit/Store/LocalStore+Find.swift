@@ -60,7 +60,7 @@ extension LocalStore {
             var best: [Int: SearchHit] = [:]
             if let span = store.index.byKey[i] {
                 best[span.keyOffset] = SearchHit(span: span, kind: .customerId)
-            } else if let span = try store.customerSpan(forRequest: i, id: term) {
+            } else if let span = try store.customerSpan(forRequest: i, id: ID(term)) {
                 best[span.keyOffset] = SearchHit(span: span, kind: .alias)
             }
             for hit in hits[i] where best[hit.span.keyOffset].map({ hit.kind < $0.kind }) ?? true {

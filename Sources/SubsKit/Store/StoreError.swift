@@ -67,5 +67,8 @@ public enum JSONPath {
         return plain ? "\(base).\(part)" : "\(base)\(part)"
     }
 
+    /// The member an id names (a customer, a product): the id as written.
+    public static func member(_ base: String, _ key: ID) -> String { member(base, key.string) }
+
     public static func index(_ base: String, _ i: Int) -> String { "\(base)[\(i)]" }
 }

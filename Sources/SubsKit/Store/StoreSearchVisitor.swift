@@ -20,8 +20,8 @@ struct SearchTerms {
     let attributeKeys: [String]
 
     init(_ query: FindQuery) {
-        exact = RequestedIds(query.terms)
-        lowered = RequestedIds(query.terms.map { $0.lowercased() })
+        exact = RequestedIds(query.terms.ids)
+        lowered = RequestedIds(query.terms.map { ID($0.lowercased()) })
         quoted = query.terms.map { term in
             let bytes = Array(term.utf8)
             // A quote or backslash is always escaped in JSON; anything else may stand as is.
@@ -67,7 +67,7 @@ struct StoreSearchVisitor: JSONScanVisitor {
     init(buffer: UnsafeRawBufferPointer, query: FindQuery, scanned: @escaping (Int) -> Void) {
         self.buffer = buffer
         terms = SearchTerms(query)
-        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms), collectAll: false, scanned: scanned)
+        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms.ids), collectAll: false, scanned: scanned)
         hits = Array(repeating: [], count: query.terms.count)
         reportDepth = query.terms.count <= StoreSearchVisitor.termsSearchedOneByOne ? 4 : 5
     }
@@ -109,7 +109,7 @@ struct StoreSearchVisitor: JSONScanVisitor {
             }
         case 2 where inCustomers:
             if !pending.isEmpty, let key {
-                let span = CustomerSpan(keyOffset: key.offset, id: key.string, range: range)
+                let span = CustomerSpan(keyOffset: key.offset, id: ID(key.string), range: range)
                 var best: [Int: MatchKind] = [:]
                 for (term, kind) in pending { best[term] = min(best[term] ?? kind, kind) }
                 for (term, kind) in best.sorted(by: { $0.key < $1.key }) { hits[term].append(SearchHit(span: span, kind: kind)) }

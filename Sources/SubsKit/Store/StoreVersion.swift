@@ -54,7 +54,7 @@ struct CommitReport {
 
 /// A customer's record as it stands in the store, and the member to leave out of an answer.
 struct StoredCustomer {
-    let id: String
+    let id: ID
     /// The record's bytes, `{` to `}`, as stored (any formatting).
     let record: [UInt8]
     /// The record's own `id` member with one comma beside it (offsets in `record`): the
@@ -67,10 +67,10 @@ struct StoredCustomer {
 final class StoreVersion: @unchecked Sendable {
     let file: RecordFile
     var identity: FileIdentity { file.identity }
-    let ids: [String]
+    let ids: [ID]
     let ranges: [Range<Int>]
-    let byId: [String: Int]
-    let byAlias: [String: [Int]]
+    let byId: [ID: Int]
+    let byAlias: [ID: [Int]]
     /// The catalog, compact (every answer carries it).
     let products: [UInt8]
     /// Records whose check found problems: a GET of one is `invalid_store`, as it always was.
@@ -78,7 +78,7 @@ final class StoreVersion: @unchecked Sendable {
     /// Records with an `id` member of their own: the range to leave out (see `StoredCustomer`).
     let idMembers: [Int: Range<Int>]
 
-    private init(file: RecordFile, ids: [String], ranges: [Range<Int>], byId: [String: Int], byAlias: [String: [Int]],
+    private init(file: RecordFile, ids: [ID], ranges: [Range<Int>], byId: [ID: Int], byAlias: [ID: [Int]],
                  products: [UInt8], problems: [Int: [StoreProblem]], idMembers: [Int: Range<Int>]) {
         self.file = file
         self.ids = ids
@@ -127,10 +127,10 @@ final class StoreVersion: @unchecked Sendable {
                 store.file.release(upTo: spans[end - 1].range.upperBound)
                 start = end
             }
-            var byId: [String: Int] = [:]
+            var byId: [ID: Int] = [:]
             byId.reserveCapacity(spans.count)
             for (i, span) in spans.enumerated() { byId[span.id] = i }
-            var byAlias: [String: [Int]] = [:]
+            var byAlias: [ID: [Int]] = [:]
             for (alias, customer) in store.index.allAliases where byAlias[alias]?.last != customer {
                 byAlias[alias, default: []].append(customer)
             }
@@ -210,7 +210,7 @@ final class StoreVersion: @unchecked Sendable {
     }
 
     /// The customer `id` names: its key, else an alias of exactly one customer; nil when none.
-    func customerIndex(_ id: String, path: String) throws -> Int? {
+    func customerIndex(_ id: ID, path: String) throws -> Int? {
         if let byId = byId[id] { return byId }
         guard let owners = byAlias[id] else { return nil }
         guard owners.count == 1 else {
@@ -246,7 +246,7 @@ final class StoreVersion: @unchecked Sendable {
 
     /// The members `"id": {...}` of bytes a write appended to the `customers` object (a comma
     /// first, or the whole inside of an empty object): keys, and value ranges in those bytes.
-    static func members(inserted bytes: [UInt8]) -> [(key: String, value: Range<Int>)]? {
+    static func members(inserted bytes: [UInt8]) -> [(key: ID, value: Range<Int>)]? {
         var skip = 0
         while skip < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[skip]) { skip += 1 }
         if skip < bytes.count, bytes[skip] == UInt8(ascii: ",") { skip += 1 }
@@ -254,7 +254,7 @@ final class StoreVersion: @unchecked Sendable {
         var visitor = MemberVisitor()
         guard (try? wrapped.withUnsafeBytes { try JSON.scan($0, visitor: &visitor) }) != nil else { return nil }
         // Offset b in `wrapped` is b - 1 + skip in `bytes`.
-        return visitor.members.map { ($0.key, ($0.value.lowerBound - 1 + skip)..<($0.value.upperBound - 1 + skip)) }
+        return visitor.members.map { (ID($0.key), ($0.value.lowerBound - 1 + skip)..<($0.value.upperBound - 1 + skip)) }
     }
 }
 

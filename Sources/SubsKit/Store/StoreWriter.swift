@@ -14,7 +14,7 @@ struct StoreWriter {
     /// Test hook: where the write pauses (nil: nowhere).
     var pause: WritePause? = nil
 
-    func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+    func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         // Said before the lock is taken or the store read.
         if let refusal = StoreWriter.expirationRefusal(change, now: now) { throw refusal }
         // A symbolic link is followed to the store it names: that file is locked, read and
@@ -58,7 +58,7 @@ struct StoreWriter {
         if errno == ENOENT || errno == ENOTDIR { throw StoreError.missing(path: path) }
     }
 
-    private func write(_ change: CustomerChange, to ids: [String], at path: String, now: Instant,
+    private func write(_ change: CustomerChange, to ids: [ID], at path: String, now: Instant,
                        dryRun: Bool) throws -> ChangeResult {
         try scanned(ids, at: path, dryRun: dryRun) { store, temp in
             try rewrite(change, to: ids, in: store, temp: temp, now: now)
@@ -67,7 +67,7 @@ struct StoreWriter {
 
     /// Scans the store for `ids` (copying its unchanged front into a new temporary file unless
     /// `dryRun`) and runs `body` on it.
-    private func scanned<T>(_ ids: [String], at path: String, dryRun: Bool,
+    private func scanned<T>(_ ids: [ID], at path: String, dryRun: Bool,
                             _ body: (ScannedStore, TemporaryFile?) throws -> T) throws -> T {
         // The new version goes to a temporary file; what comes before the first customer
         // changed is copied into it while the scan runs. Any refusal below discards it.
@@ -92,7 +92,7 @@ struct StoreWriter {
         }
     }
 
-    private func rewrite(_ change: CustomerChange, to ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+    private func rewrite(_ change: CustomerChange, to ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
                          now: Instant) throws -> ChangeResult {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
@@ -101,11 +101,11 @@ struct StoreWriter {
 
         var edits: [Splice] = []
         var changed: [ChangedCustomer] = []
-        var missing: [String] = []
-        var nothingToRevoke: [String] = []
+        var missing: [ID] = []
+        var nothingToRevoke: [ID] = []
         var seen: Set<Int> = []
-        var created: [(id: String, value: JSONValue)] = []
-        var createdIds: Set<String> = []   // an id named twice is created once, in O(1) per id
+        var created: [(id: ID, value: JSONValue)] = []
+        var createdIds: Set<ID> = []   // an id named twice is created once, in O(1) per id (by its bytes)
         for (i, id) in ids.enumerated() {
             guard let span = try store.customerSpan(forRequest: i, id: id) else {
                 guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
@@ -196,7 +196,7 @@ struct StoreWriter {
         return CommitReport(base: store.file.identity, written: RecordFile(fd: written.fd, identity: written.identity), edits: edits)
     }
 
-    private func rewriteEach(_ requests: [ChangeRequest], ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+    private func rewriteEach(_ requests: [ChangeRequest], ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
                              now: Instant) throws -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
@@ -211,8 +211,8 @@ struct StoreWriter {
         var working: [Int: Working] = [:]   // by key offset
         // Customers a grant with `create` made in this batch, in order; a later request of the
         // batch that names one changes it like any other.
-        var created: [(id: String, record: CustomerRecord, object: JSONObject)] = []
-        var createdSlot: [String: Int] = [:]
+        var created: [(id: ID, record: CustomerRecord, object: JSONObject)] = []
+        var createdSlot: [ID: Int] = [:]
         var results: [Result<StoredRecord, ChangeError>] = []
         let products = try store.storedProducts()
         for request in requests {
@@ -294,7 +294,7 @@ struct StoreWriter {
                               expirationDate: expiration, grantedBy: actor, reason: reason)
             record.grants.append(grant)
             var members: [(String, JSONValue)] = [
-                ("id", .string(grant.id)), ("entitlement", .string(entitlement)),
+                ("id", .string(grant.id.string)), ("entitlement", .string(entitlement.string)),
                 ("grantedAt", .string(ISODate.format(now))),
                 ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null),
             ]
@@ -326,10 +326,10 @@ struct StoreWriter {
     }
 
     /// `grant-N`, the first N not taken in this customer.
-    private func nextGrantId(_ record: CustomerRecord) -> String {
+    private func nextGrantId(_ record: CustomerRecord) -> ID {
         let taken = Set(record.grants.map(\.id))
         var n = record.grants.count + 1
         while taken.contains("grant-\(n)") { n += 1 }
-        return "grant-\(n)"
+        return ID("grant-\(n)")
     }
 }

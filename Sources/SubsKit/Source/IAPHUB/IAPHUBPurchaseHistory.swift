@@ -86,9 +86,9 @@ public enum IAPHUBPurchaseHistory {
             let entitlements = p.entitlementId.map { [$0] } ?? []
             let chain = p.productType == "renewable_subscription" ? p.chainId : p.id
             out.append(HistoryEntry(date: p.purchaseDate, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
-                ("transactionId", .string(p.id)),
-                ("originalTransactionId", .string(chain)),
-                ("productId", .string(p.productSku ?? p.product)),
+                ("transactionId", .string(p.id.string)),
+                ("originalTransactionId", .string(chain.string)),
+                ("productId", .string((p.productSku ?? p.product)?.string)),
                 ("expirationDate", .date(type.isSubscription ? p.expirationDate : nil)),
                 ("source", .string(source(p.platform))),
                 ("environment", .string((p.isSandbox ?? sandbox) ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue)),
@@ -100,8 +100,8 @@ public enum IAPHUBPurchaseHistory {
             ]))
             if p.isRefunded, let refunded = p.refundDate {
                 out.append(HistoryEntry(date: refunded, kind: .refund, type: "revoked", entitlements: entitlements, fields: [
-                    ("transactionId", .string(p.id)),
-                    ("productId", .string(p.productSku ?? p.product)),
+                    ("transactionId", .string(p.id.string)),
+                    ("productId", .string((p.productSku ?? p.product)?.string)),
                 ]))
             }
         }
@@ -116,13 +116,13 @@ public enum IAPHUBPurchaseHistory {
         let undated = purchases.filter { $0.isRefunded && $0.refundDate == nil }.map(\.id)
         guard !undated.isEmpty else { return nil }
         return "\(undated.count) purchase\(undated.count == 1 ? " is" : "s are") marked refunded without a refundDate ("
-            + undated.joined(separator: ", ") + "), so no refund entry is shown for \(undated.count == 1 ? "it" : "them")"
+            + undated.strings.joined(separator: ", ") + "), so no refund entry is shown for \(undated.count == 1 ? "it" : "them")"
     }
 
     /// The chain an entitlement's product is in: the user answer's `originalPurchase`, else its
     /// `purchase` (a first purchase), else — the answer naming neither — the chain of the latest
     /// listed purchase with the entitlement's key.
-    static func chain(of product: IAPHUBProduct, key: String, in ordered: [IAPHUBPurchase]) -> String? {
+    static func chain(of product: IAPHUBProduct, key: ID, in ordered: [IAPHUBPurchase]) -> ID? {
         if let original = product.originalPurchase, !original.isEmpty { return original }
         if let purchase = product.purchase, !purchase.isEmpty {
             return ordered.first { $0.id == purchase }?.chainId ?? purchase
@@ -136,11 +136,11 @@ public enum IAPHUBPurchaseHistory {
     /// purchases of its chain that are renewals (not the chain's first, not a replace), paid and
     /// not refunded by `until`, dated by until; 0 for a non-consumable or a non-renewing
     /// subscription; nil when no purchase of its chain is listed.
-    public static func renewsCounts(_ purchases: [IAPHUBPurchase], products: [String: IAPHUBProduct],
-                                    until: Instant) -> [String: Int?] {
+    public static func renewsCounts(_ purchases: [IAPHUBPurchase], products: [ID: IAPHUBProduct],
+                                    until: Instant) -> [ID: Int?] {
         let ordered = oldestFirst(purchases).filter { $0.purchaseDate.hasHappened(by: until) }
         let replaced = replacements(ordered)
-        var counts: [String: Int?] = [:]
+        var counts: [ID: Int?] = [:]
         for (key, product) in products {
             guard product.type == "renewable_subscription" else { counts[key] = 0; continue }
             guard let chain = chain(of: product, key: key, in: ordered) else { counts[key] = .some(nil); continue }

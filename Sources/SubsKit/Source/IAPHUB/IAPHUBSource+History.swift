@@ -10,10 +10,10 @@ extension IAPHUBSource {
     /// The page size asked: IAPHUB's maximum.
     public static let pageSize = 100
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         guard let user = try user(id, at: t, remarks: &remarks) else { return nil }
-        let listing = try purchases(of: id, remarks: &remarks)
+        let listing = try purchases(of: id.string, remarks: &remarks)
         let at = t ?? user.served
         let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
         return HistoryAnswer(
@@ -23,12 +23,12 @@ extension IAPHUBSource {
             remarks: remarks)
     }
 
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         guard let user = try user(id, at: t, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
-        let listing = try purchases(of: id, remarks: &remarks)
+        let listing = try purchases(of: id.string, remarks: &remarks)
         var status = user.status
         let counts = IAPHUBPurchaseHistory.renewsCounts(listing.purchases, products: Self.chosenProducts(user.answer),
                                                         until: t ?? user.served)

@@ -60,7 +60,7 @@ public struct IAPHUBSource: CustomerSource {
         }
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         var lastDate: Instant?
         let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
@@ -86,10 +86,10 @@ public struct IAPHUBSource: CustomerSource {
         var served: Instant
     }
 
-    func user(_ id: String, at t: Instant?, remarks: inout Remarks) throws -> User? {
-        let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
+    func user(_ id: ID, at t: Instant?, remarks: inout Remarks) throws -> User? {
+        let path = "/user/" + RemoteURL.segment(id.string) + "?environment=" + RemoteURL.segment(environment)
             + "&platform=" + RemoteURL.segment(platform)
-        let answer = try get(path, customer: id, remarks: &remarks)
+        let answer = try get(path, customer: id.string, remarks: &remarks)
         if answer.response.status == 404 { return nil }
         let user: IAPHUBAnswer
         do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
@@ -124,15 +124,15 @@ public struct IAPHUBSource: CustomerSource {
         }
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         throw NotOffered(whyNotOffered(.grants))
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("IAPHUB does not list users")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("IAPHUB has products, not entitlements")
     }
 }
@@ -149,8 +149,8 @@ extension IAPHUBSource {
     }
 
     /// The product that describes each entitlement key of the answer (consumables unlock none).
-    public static func chosenProducts(_ answer: IAPHUBAnswer) -> [String: IAPHUBProduct] {
-        var chosen: [String: IAPHUBProduct] = [:]
+    public static func chosenProducts(_ answer: IAPHUBAnswer) -> [ID: IAPHUBProduct] {
+        var chosen: [ID: IAPHUBProduct] = [:]
         for product in answer.activeProducts where product.type != "consumable" {
             // The decoder keeps only products with a key.
             guard let key = product.entitlementId else { continue }
@@ -170,7 +170,7 @@ extension IAPHUBSource {
         }
     }
 
-    static func entitlement(_ id: String, _ p: IAPHUBProduct, answer: IAPHUBAnswer, environment: String) -> EntitlementInfo {
+    static func entitlement(_ id: ID, _ p: IAPHUBProduct, answer: IAPHUBAnswer, environment: String) -> EntitlementInfo {
         let state: EntitlementState
         let renewState: RenewState
         let kind: SourceKind
@@ -224,7 +224,7 @@ extension IAPHUBSource {
     /// The entitlement the pending renewal product would give: its group's name when IAPHUB lists
     /// it, else — IAPHUB changes a subscription within its group — the current product's group,
     /// else its own sku.
-    private static func renewalKey(of p: IAPHUBProduct, sku: String, answer: IAPHUBAnswer) -> String {
+    private static func renewalKey(of p: IAPHUBProduct, sku: ID, answer: IAPHUBAnswer) -> ID {
         let known = answer.productsForSale + answer.activeProducts
         let renewal = p.subscriptionRenewalProduct.flatMap { id in known.first { $0.id == id } }
             ?? known.first { $0.sku == sku }

@@ -6,15 +6,15 @@ public enum QonversionPurchaseHistory {
     /// The chain a purchase belongs to: the store's own key (original transaction id, Play
     /// purchase token, Stripe subscription id), else — the store data naming none — its platform
     /// and product, as purchases of one subscription product by one user renew one another.
-    static func chainKey(_ p: QonversionPurchase) -> String {
-        if let id = p.chainId { return "id:" + id }
+    static func chainKey(_ p: QonversionPurchase) -> ID {
+        if let id = p.chainId { return "id:\(id)" }
         return "product:\(p.platform.rawValue):\(p.productId)"
     }
 
     /// Whether a purchase is of `productId` (a v4 entitlement's product): the same id, or a Play
     /// base plan `{product_id}:{base_plan_id}` of it.
-    static func isOf(_ p: QonversionPurchase, product productId: String) -> Bool {
-        p.productId == productId || (p.productId.hasPrefix(productId + ":") && !productId.isEmpty)
+    static func isOf(_ p: QonversionPurchase, product productId: ID) -> Bool {
+        p.productId == productId || (p.productId.hasPrefix(productId.string + ":") && !productId.isEmpty)
     }
 
     /// Purchases oldest first; equal dates keep the reverse of the wire order (the wire is newest first).
@@ -69,8 +69,8 @@ public enum QonversionPurchaseHistory {
             }
             out.append(HistoryEntry(date: p.purchasedAt, kind: .transaction, type: type.rawValue, entitlements: unlocked, fields: [
                 ("transactionId", .string(p.storeTransactionId ?? p.id)),
-                ("originalTransactionId", .string(p.expiresAt == nil ? p.storeTransactionId ?? p.id : p.chainId)),
-                ("productId", .string(p.productId)),
+                ("originalTransactionId", .string(p.expiresAt == nil ? p.storeTransactionId ?? p.id : p.chainId?.string)),
+                ("productId", .string(p.productId.string)),
                 ("expirationDate", .date(p.expiresAt)),
                 ("source", .string(p.platform.rawValue)),
                 ("environment", .string(sandbox ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue)),
@@ -91,13 +91,13 @@ public enum QonversionPurchaseHistory {
     /// purchases after the chain's first paid one that are not a change of product; 0 for a manual
     /// grant or a one-time product; nil when no purchase of its product is listed.
     public static func renewsCounts(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
-                                    until: Instant) -> [String: Int?] {
+                                    until: Instant) -> [ID: Int?] {
         let ordered = oldestFirst(purchases).filter { $0.purchasedAt.hasHappened(by: until) }
         var chains: [[UInt8]: [(purchase: QonversionPurchase, first: Bool, productChange: Bool)]] = [:]
         for place in places(ordered) where place.purchase.expiresAt != nil {
             chains[Array(chainKey(place.purchase).utf8), default: []].append(place)
         }
-        var counts: [String: Int?] = [:]
+        var counts: [ID: Int?] = [:]
         for e in entitlements {
             if e.source == .manual { counts[e.id] = 0; continue }
             guard let product = e.productId,

@@ -58,7 +58,7 @@ public struct QonversionV4Source: CustomerSource {
 
     // MARK: reading
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
         return try v3.statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
             try entitlements(of: user.userId, remarks: &remarks)
@@ -70,7 +70,7 @@ public struct QonversionV4Source: CustomerSource {
             + "(active when started_at ≤ T < expires_at)"
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         try requireSecretKey()
         var remarks = Remarks()
         guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
@@ -83,7 +83,7 @@ public struct QonversionV4Source: CustomerSource {
             complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason, remarks: remarks)
     }
 
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
         var remarks = Remarks()
         guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
@@ -99,15 +99,15 @@ public struct QonversionV4Source: CustomerSource {
                             complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason)
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("Qonversion's API v4 does not list users for completion")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("subs does not read Qonversion's entitlement definitions")
     }
 
-    func resolve(_ id: String, remarks: inout Remarks) throws -> QonversionUser? {
+    func resolve(_ id: ID, remarks: inout Remarks) throws -> QonversionUser? {
         try v3.resolve(id, cachePolicy: cachePolicy, remarks: &remarks)
     }
 
@@ -192,7 +192,7 @@ public struct QonversionV4Source: CustomerSource {
 
     // MARK: writing
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         try requireSecretKey()
         return try QonversionWriter(source: v3, api: .v4(self)).apply(change, to: ids, now: now, at: t)
     }

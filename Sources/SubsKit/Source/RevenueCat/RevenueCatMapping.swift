@@ -16,7 +16,7 @@ public enum RevenueCatMapping {
 
     /// The customer's status at `t`: every entitlement of the answer, sorted by id. `projected`:
     /// `t` is `--at`, not the answer's request date, and the record is projected to it.
-    public static func status(_ s: RevenueCatSubscriber, requestedId: String, at t: Instant,
+    public static func status(_ s: RevenueCatSubscriber, requestedId: ID, at t: Instant,
                               projected: Bool = false) -> CustomerStatus {
         let id = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? requestedId
         let record = CustomerRecord(id: id, aliases: id == requestedId ? [] : [requestedId], firstSeen: s.firstSeen,
@@ -171,7 +171,7 @@ public enum RevenueCatMapping {
             if sub.isPromotional {
                 if let date = sub.purchaseDate ?? sub.originalPurchaseDate {
                     all.append(HistoryEntry(date: date, kind: .grant, type: "granted", entitlements: entitlements, fields: [
-                        ("grantId", .string(sub.storeTransactionId ?? sub.productId)),
+                        ("grantId", .string(sub.storeTransactionId ?? sub.productId.string)),
                         ("expirationDate", .date(sub.expiresDate)),
                         ("grantedBy", .string(nil)),
                         ("reason", .string(nil)),
@@ -209,7 +209,7 @@ public enum RevenueCatMapping {
             if let date = sub.refundedAt {
                 all.append(HistoryEntry(date: date, kind: .refund, type: "revoked", entitlements: entitlements, fields: [
                     ("transactionId", .string(sub.storeTransactionId)),
-                    ("productId", .string(sub.productId)),
+                    ("productId", .string(sub.productId.string)),
                 ]))
             }
         }
@@ -222,7 +222,7 @@ public enum RevenueCatMapping {
             all.append(HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
                 ("transactionId", .string(id)),
                 ("originalTransactionId", .string(id)),
-                ("productId", .string(purchase.productId)),
+                ("productId", .string(purchase.productId.string)),
                 ("expirationDate", .date(nil)),
                 ("source", .string(purchaseSource(purchase.store).rawValue)),
                 ("environment", .string(purchase.isSandbox ? "sandbox" : "production")),
@@ -241,11 +241,11 @@ public enum RevenueCatMapping {
     /// The store transaction id belongs to the latest period; v1 has no id for the first one
     /// when the subscription renewed since.
     private static func transaction(_ sub: RevenueCatSubscription, type: TransactionType, date: Instant, latest: Bool,
-                                    entitlements: [String]) -> HistoryEntry {
+                                    entitlements: [ID]) -> HistoryEntry {
         HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
             ("transactionId", .string(latest ? sub.storeTransactionId : nil)),
             ("originalTransactionId", .string(nil)),
-            ("productId", .string(sub.productId)),
+            ("productId", .string(sub.productId.string)),
             ("expirationDate", .date(latest ? sub.expiresDate : nil)),
             ("source", .string(purchaseSource(sub.store).rawValue)),
             ("environment", .string(sub.isSandbox ? "sandbox" : "production")),
@@ -259,7 +259,7 @@ public enum RevenueCatMapping {
 
     /// Entitlements a product is known to unlock: those the answer describes by it, and for a
     /// promotional product (`rc_promo_<entitlement>_<duration>`) the entitlement it names.
-    static func concerned(_ productId: String, _ s: RevenueCatSubscriber) -> [String] {
+    static func concerned(_ productId: ID, _ s: RevenueCatSubscriber) -> [ID] {
         var ids = Set(s.entitlements.filter { $0.productIdentifier == productId }.map(\.id))
         if productId.hasPrefix("rc_promo_") {
             for e in s.entitlements where productId.hasPrefix("rc_promo_\(e.id)_") { ids.insert(e.id) }
@@ -268,7 +268,7 @@ public enum RevenueCatMapping {
     }
 
     /// Active promotional subscriptions of `entitlement` at the answer's request date.
-    static func activePromotionals(of entitlement: String, in s: RevenueCatSubscriber) -> [RevenueCatSubscription] {
+    static func activePromotionals(of entitlement: ID, in s: RevenueCatSubscriber) -> [RevenueCatSubscription] {
         s.subscriptions.filter { sub in
             sub.isPromotional && sub.refundedAt == nil && (sub.expiresDate.map { s.requestDate < $0 } ?? true)
                 && concerned(sub.productId, s).contains(entitlement)

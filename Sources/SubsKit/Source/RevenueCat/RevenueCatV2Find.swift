@@ -36,12 +36,12 @@ extension RevenueCatV2Source {
         try requireSearchable(query)
         let budget = client.budget
         var remarks = Remarks()
-        var found: [[String]] = []
-        var statuses: [String: CustomerStatus] = [:]
+        var found: [[ID]] = []
+        var statuses: [ID: CustomerStatus] = [:]
         var requestDate: Instant?
         /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings
         /// kept; the budget's error when it left no room for the customer.
-        func read(_ id: String) throws -> CustomerStatus? {
+        func read(_ id: ID) throws -> CustomerStatus? {
             let answer = try budget.releasing { try self.statuses(of: [id], at: t) }
             remarks.merge(answer.remarks)
             guard let status = answer.statuses.first ?? nil else { return nil }
@@ -57,7 +57,7 @@ extension RevenueCatV2Source {
             // an older edition of RevenueCat's reference said.
             if ids.isEmpty, !budget.isSpent {
                 do {
-                    if let status = try read(term) { ids = [status.record.id] }
+                    if let status = try read(ID(term)) { ids = [status.record.id] }
                 } catch let spent as RemoteError where spent.isBudgetSpent {
                     remarks.note("'\(term)' was not looked up as an app user id: \(spent.budgetReason)")
                 }
@@ -66,8 +66,8 @@ extension RevenueCatV2Source {
         }
 
         // Each customer read once, however many terms found it; no more once the budget is spent.
-        var unread: [String] = []
-        var gone: Set<String> = []
+        var unread: [ID] = []
+        var gone: Set<ID> = []
         var why = RemoteError.timeout(url: "", seconds: budget.seconds)
         for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
             guard !budget.isSpent else { unread.append(id); continue }
@@ -99,10 +99,10 @@ extension RevenueCatV2Source {
     /// The ids of the customers RevenueCat's search names for `term`, in its order, at most
     /// `matchCap`. An email typed with capitals is searched as typed and in lower case too
     /// (RevenueCat matches `$email` exactly; `find` promises case-insensitive emails).
-    func search(_ term: String, remarks: inout Remarks) throws -> [String] {
+    func search(_ term: String, remarks: inout Remarks) throws -> [ID] {
         var spellings = [term]
         if TermShape(of: term) == .email, term.lowercased() != term { spellings.append(term.lowercased()) }
-        var ids: [String] = []
+        var ids: [ID] = []
         var more = false
         for spelling in spellings {
             let label = "RevenueCat's search for '\(spelling)'"
@@ -130,8 +130,8 @@ extension RevenueCatV2Source {
     /// else what the term's shape says RevenueCat matched — an Apple `M…` or Google `GPA.…` order
     /// id, a store transaction id, or else one of the customer's other app user ids (an alias).
     /// v2's search does not say which field matched; the README says these last three are inferred.
-    static func matchKind(_ term: String, customerId: String, email: String?) -> MatchKind {
-        if term == customerId { return .customerId }
+    static func matchKind(_ term: String, customerId: ID, email: String?) -> MatchKind {
+        if ID(term) == customerId { return .customerId }
         if let email, email.lowercased() == term.lowercased() { return .email }
         guard TermShape(of: term) == .storeId else { return .alias }
         let isAppleOrder = term.utf8.count == 10 && term.hasPrefix("M")

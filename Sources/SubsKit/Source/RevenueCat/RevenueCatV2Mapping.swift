@@ -9,23 +9,23 @@ import SubsJSON
 public struct RevenueCatV2Record: Sendable {
     public var customer: RevenueCatV2Customer
     /// Every active entitlement, all pages of `active_entitlements` followed.
-    public var activeEntitlements: [(id: String, expiresAt: Instant?)]
+    public var activeEntitlements: [(id: ID, expiresAt: Instant?)]
     public var subscriptions: [RevenueCatV2Subscription]
     public var purchases: [RevenueCatV2Purchase]
     /// Store transactions by subscription id, oldest first (App Store and Play Store only).
-    public var transactions: [String: [RevenueCatV2Transaction]]
+    public var transactions: [ID: [RevenueCatV2Transaction]]
     public var requestDate: Instant
     /// Why a list was not read to its end (a page cap, the time budget), one clause each.
     public var unfinished: [String] = []
     /// Subscriptions whose transactions were not all read: no renewal count for them.
-    public var partialChains: Set<String> = []
+    public var partialChains: Set<ID> = []
     /// The customer's answer came from the cache (judged at the local clock).
     public var fromCache = false
 
-    public init(customer: RevenueCatV2Customer, activeEntitlements: [(id: String, expiresAt: Instant?)],
+    public init(customer: RevenueCatV2Customer, activeEntitlements: [(id: ID, expiresAt: Instant?)],
                 subscriptions: [RevenueCatV2Subscription], purchases: [RevenueCatV2Purchase],
-                transactions: [String: [RevenueCatV2Transaction]], requestDate: Instant, unfinished: [String] = [],
-                partialChains: Set<String> = [], fromCache: Bool = false) {
+                transactions: [ID: [RevenueCatV2Transaction]], requestDate: Instant, unfinished: [String] = [],
+                partialChains: Set<ID> = [], fromCache: Bool = false) {
         self.customer = customer
         self.activeEntitlements = activeEntitlements
         self.subscriptions = subscriptions
@@ -41,19 +41,19 @@ public struct RevenueCatV2Record: Sendable {
 public enum RevenueCatV2Mapping {
     /// Entitlement id (`entl…`) → its lookup key, from every subscription and purchase that names
     /// it; an entitlement only the active list names keeps its id (v2 names it nowhere else).
-    static func lookupKeys(_ r: RevenueCatV2Record) -> [String: String] {
-        var keys: [String: String] = [:]
+    static func lookupKeys(_ r: RevenueCatV2Record) -> [ID: ID] {
+        var keys: [ID: ID] = [:]
         for ref in r.subscriptions.flatMap(\.entitlements) + r.purchases.flatMap(\.entitlements) {
             if let key = ref.lookupKey, !key.isEmpty, keys[ref.id] == nil { keys[ref.id] = key }
         }
         return keys
     }
 
-    public static func status(_ r: RevenueCatV2Record, requestedId: String, at t: Instant, projected: Bool = false) -> CustomerStatus {
+    public static func status(_ r: RevenueCatV2Record, requestedId: ID, at t: Instant, projected: Bool = false) -> CustomerStatus {
         let keys = lookupKeys(r)
         let record = CustomerRecord(id: r.customer.id, aliases: r.customer.id == requestedId ? [] : [requestedId],
                                     firstSeen: r.customer.firstSeenAt, attributes: r.customer.attributes)
-        var ids: [String] = r.activeEntitlements.map(\.id)
+        var ids: [ID] = r.activeEntitlements.map(\.id)
         for ref in r.subscriptions.flatMap(\.entitlements) + r.purchases.flatMap(\.entitlements) where !ids.contains(ref.id) {
             ids.append(ref.id)
         }
@@ -71,7 +71,7 @@ public enum RevenueCatV2Mapping {
         case none
     }
 
-    static func described(_ id: String, in r: RevenueCatV2Record) -> Described {
+    static func described(_ id: ID, in r: RevenueCatV2Record) -> Described {
         let subs = r.subscriptions.filter { $0.entitlements.contains { $0.id == id } }
         let buys = r.purchases.filter { $0.entitlements.contains { $0.id == id } }
         let end = { (s: RevenueCatV2Subscription) in s.endsAt ?? s.currentPeriodEndsAt ?? Instant.latest }
@@ -93,11 +93,11 @@ public enum RevenueCatV2Mapping {
     /// and subs never shows as active what its own expiration says has ended (SPEC section 3).
     /// Within the answer's second, the list is believed (the `Date` header has whole seconds).
     /// `t`: the answer's date, or `--at` (the record projected to T).
-    static func isLive(_ entry: (id: String, expiresAt: Instant?), at t: Instant) -> Bool {
+    static func isLive(_ entry: (id: ID, expiresAt: Instant?), at t: Instant) -> Bool {
         entry.expiresAt.map { $0.seconds >= t.seconds } ?? true
     }
 
-    static func entitlement(_ id: String, named name: String, in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
+    static func entitlement(_ id: ID, named name: ID, in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
         let active = r.activeEntitlements.first { $0.id == id }
         let isActive = active.map { isLive($0, at: t) } ?? false
         switch described(id, in: r) {
@@ -130,7 +130,7 @@ public enum RevenueCatV2Mapping {
         }
     }
 
-    static func subscriptionEntitlement(_ name: String, _ s: RevenueCatV2Subscription, active: (id: String, expiresAt: Instant?)?,
+    static func subscriptionEntitlement(_ name: ID, _ s: RevenueCatV2Subscription, active: (id: ID, expiresAt: Instant?)?,
                                         in r: RevenueCatV2Record, at t: Instant) -> EntitlementInfo {
         let isActive = active.map { isLive($0, at: t) } ?? false
         let chain = r.transactions[s.id] ?? []

@@ -46,9 +46,11 @@ public struct RevenueCatV2Source: CustomerSource {
     /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
     /// `transactions`: also read each App Store and Play Store subscription's store transactions
     /// (one more list per subscription: history and renew-count need them, check does not).
-    func fetch(_ id: String, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
+    func fetch(_ customerId: ID, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
         // A history may be told in part (it says so); a status may not: the budget's error ends it.
         let partialAllowed = withTransactions
+        // The id names the customer in URLs and the cache; it is compared nowhere here.
+        let id = customerId.string
         let customerPath = "/customers/" + RemoteURL.segment(id)
         let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
         remarks.note(from: answer)
@@ -80,8 +82,8 @@ public struct RevenueCatV2Source: CustomerSource {
                             remarks: &remarks, label: label) { try RevenueCatV2Wire.purchases($0) }
         unfinished += buys.unfinished.map { [$0] } ?? []
 
-        var transactions: [String: [RevenueCatV2Transaction]] = [:]
-        var partial: Set<String> = []
+        var transactions: [ID: [RevenueCatV2Transaction]] = [:]
+        var partial: Set<ID> = []
         var skipped = 0
         for s in subs.items where withTransactions && s.hasStoreTransactions {
             // Once the budget is spent no list is asked for: one sentence says how many were not.
@@ -90,7 +92,7 @@ public struct RevenueCatV2Source: CustomerSource {
                 partial.insert(s.id)
                 continue
             }
-            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
+            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id.string) + "/transactions", id: id,
                                  what: "transactions of subscription \(s.id)", partial: true, remarks: &remarks,
                                  label: label) { try RevenueCatV2Wire.transactions($0) }
             if let reason = chain.unfinished {
@@ -158,7 +160,7 @@ public struct RevenueCatV2Source: CustomerSource {
                           + "of \(Self.pageSize) items of a list)")
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         var requestDate: Instant?
         let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
@@ -178,7 +180,7 @@ public struct RevenueCatV2Source: CustomerSource {
 
     /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
     /// the first), incomplete when a list was not read to its end.
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
@@ -191,7 +193,7 @@ public struct RevenueCatV2Source: CustomerSource {
                             complete: reason == nil, incompleteReason: reason)
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else { return nil }
         let at = t ?? r.requestDate
@@ -204,15 +206,15 @@ public struct RevenueCatV2Source: CustomerSource {
         "RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history"
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("subs does not list every customer of a RevenueCat project")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("subs does not read RevenueCat's entitlement catalog")
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         throw NotOffered(whyNotOffered(.grants))
     }
 

@@ -8,7 +8,7 @@ extension RemoteRecordStore {
     public func find(_ query: FindQuery) throws -> FoundRecords {
         var remarks = Remarks()
         defer { pending.add(remarks) }
-        var perTerm: [[(id: String, kind: MatchKind)]] = []
+        var perTerm: [[(id: ID, kind: MatchKind)]] = []
         for term in query.terms {
             // The API's paths start with /v1; a base URL given with it already has it.
             var target = (client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1") + "/customers?search=" + RemoteURL.segment(term)
@@ -20,18 +20,18 @@ extension RemoteRecordStore {
             guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
                 throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
             }
-            guard result.term == term else {
+            guard JSON.bytesEqual(result.term, term) else {
                 throw RemoteError.protocolError(url: answer.url, reason: "the answer is about another term")
             }
             perTerm.append(result.matches.map { ($0.customerId, $0.matchedBy) })
         }
         // Each customer read once, however many terms named it.
-        var ids: [String] = []
-        var seen: Set<String> = []
+        var ids: [ID] = []
+        var seen: Set<ID> = []
         for match in perTerm.joined() where seen.insert(match.id).inserted { ids.append(match.id) }
         guard !ids.isEmpty else { return FoundRecords(catalog: Catalog([]), matches: perTerm.map { _ in [] }) }
         let lookup = try lookup(ids, remarks: &remarks)
-        var records: [String: CustomerRecord] = [:]
+        var records: [ID: CustomerRecord] = [:]
         for (index, (id, record)) in zip(ids, lookup.records).enumerated() where lookup.unanswered[index] == nil {
             if let record { records[id] = record } else {
                 remarks.warn("customer '\(id)' was found by the search but was gone when it was read")

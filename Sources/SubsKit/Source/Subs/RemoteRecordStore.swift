@@ -23,14 +23,14 @@ public struct RemoteRecordStore: RecordStore {
         client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1"
     }
 
-    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+    public func lookup(_ ids: [ID]) throws -> CustomerLookup {
         var remarks = Remarks()
         // Said even when a later customer fails, as the cache note of an earlier one is true.
         defer { pending.add(remarks) }
         return try lookup(ids, remarks: &remarks)
     }
 
-    func lookup(_ ids: [String], remarks: inout Remarks) throws -> CustomerLookup {
+    func lookup(_ ids: [ID], remarks: inout Remarks) throws -> CustomerLookup {
         var catalog = Catalog([])
         var requestDate: Instant?
         var fromCache = false
@@ -39,7 +39,7 @@ public struct RemoteRecordStore: RecordStore {
         }
         // One request per customer, all within the command's budget; the records are kept.
         let batch = try BudgetedBatch.each(ids, budget: client.budget, releasing: false) { id -> CustomerRecord? in
-            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy,
+            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id.string), customer: id.string, cachePolicy: cachePolicy,
                                         refusal: SubsAPIError.refusal)
             remarks.note(from: answer)
             switch answer.response.status {
@@ -59,7 +59,7 @@ public struct RemoteRecordStore: RecordStore {
                               unanswered: batch.unanswered)
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         guard !dryRun else {
             throw NotOffered("the subs REST API has no dry run: nothing was sent (run the dry run against the store itself)")
         }
@@ -70,14 +70,14 @@ public struct RemoteRecordStore: RecordStore {
         var body: [(String, JSONValue)]
         switch change {
         case .grant(let entitlement, let expiration, let reason, let actor, let create):
-            path = "\(v1)/customers/\(RemoteURL.segment(id))/grants"
-            body = [("entitlement", .string(entitlement)),
+            path = "\(v1)/customers/\(RemoteURL.segment(id.string))/grants"
+            body = [("entitlement", .string(entitlement.string)),
                     ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null)]
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("grantedBy", .string(actor))) }
             if create { body.append(("create", .bool(true))) }
         case .revoke(let entitlement, let reason, let actor):
-            path = "\(v1)/customers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))/revoke"
+            path = "\(v1)/customers/\(RemoteURL.segment(id.string))/entitlements/\(RemoteURL.segment(entitlement.string))/revoke"
             body = []
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("revokedBy", .string(actor))) }
@@ -114,7 +114,7 @@ public struct RemoteRecordStore: RecordStore {
 
     public var provider: String { "subs" }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("the subs REST API does not list customers")
     }
 
@@ -134,7 +134,7 @@ public struct RemoteRecordStore: RecordStore {
         let catalog = decoder.catalog(products)
         var fields = customer
         fields["id"] = nil
-        let record = decoder.customer(id: id, .object(fields), catalog: catalog, path: JSONPath.member("customers", id))
+        let record = decoder.customer(id: ID(id), .object(fields), catalog: catalog, path: JSONPath.member("customers", id))
         guard decoder.problems.isEmpty, let record else {
             throw protocolError(answer, decoder.problems.first.map { "\($0.path): \($0.message)" } ?? "invalid customer")
         }
