@@ -33,7 +33,7 @@ _subs_add_files() {
 _subs_option_value() {
     case $1 in
         --store|--api-key-file|--config|--token-file) _subs_add_files ;;
-        --remote|--timeout|--max-age|--duration|--reason|--actor|--limit|--attribute|--listen) : ;;
+        --remote|--pager|--timeout|--cache-max|--max-age|--duration|--reason|--actor|--limit|--attribute|--listen) : ;;
         --provider) _subs_add_words 'subs revenuecat qonversion iaphub' ;;
         --at|--until|--since) _subs_add_words 'now' ;;
         --format) _subs_add_words 'table json jsonl tsv' ;;
@@ -56,7 +56,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -74,13 +74,13 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--timeout|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
         esac
         if [[ $cur == -* ]]; then
-            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --timeout --offline --max-age --iaphub-platform --config --help -h --version'
+            local opts='--store --remote --provider --api-key-file --at --format --json --color --no-color --quiet -q --pager --no-pager --timeout --cache-max --offline --max-age --iaphub-platform --config --help -h --version'
             case $command in
                 check) opts+=" --require --active --allow-projection --environment --wide" ;;
                 grant) opts+=" --duration --until --lifetime --reason --actor --create --dry-run" ;;
@@ -96,7 +96,7 @@ _subs() {
     fi
 
     case $command in
-        "") _subs_add_words 'check grant revoke history renew-count find store serve completion help' ;;
+        "") _subs_add_words 'check grant revoke history renew-count find store serve commands completion help' ;;
         store) _subs_add_words 'init validate' ;;
         check)
             if ((npos >= 0)); then _subs_add_ids customers; fi
@@ -110,7 +110,7 @@ _subs() {
             if ((npos >= 1)); then _subs_add_ids entitlements; _subs_add_ids customers; fi
             ;;
         history)
-            if ((npos == 0)); then _subs_add_ids customers; fi
+            if ((npos >= 0)); then _subs_add_ids customers; fi
             ;;
         renew-count)
             if ((npos == 0)); then _subs_add_ids customers; fi
@@ -123,7 +123,7 @@ _subs() {
             if ((npos == 0)); then _subs_add_words 'bash zsh fish'; fi
             ;;
         help)
-            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find store serve completion help'; fi
+            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find store serve commands completion help'; fi
             ;;
     esac
     return 0

@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --timeout --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --pager --timeout --cache-max --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
                     set skip 1
                 end
                 continue
@@ -71,11 +71,12 @@ complete -c subs -f
 complete -c subs -n '__subs_at ""' -a check -d 'Show the entitlement status of one or more customers'
 complete -c subs -n '__subs_at ""' -a grant -d 'Grant an entitlement manually (promotional)'
 complete -c subs -n '__subs_at ""' -a revoke -d 'Revoke the manual grants of an entitlement'
-complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to a customer, in time order'
+complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to customers, in time order'
 complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscriptions renewed'
 complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
 complete -c subs -n '__subs_at ""' -a store -d 'Create or validate the store'
 complete -c subs -n '__subs_at ""' -a serve -d 'Serve the local store over the subs REST API'
+complete -c subs -n '__subs_at ""' -a commands -d 'Describe the whole command line: with --json, as one JSON document'
 complete -c subs -n '__subs_at ""' -a completion -d 'Print the shell completion script'
 complete -c subs -n '__subs_at ""' -a help -d 'Show help; same as COMMAND --help'
 complete -c subs -n '__subs_at store 0 0' -a init -d 'Create a new store at the store path'
@@ -92,7 +93,10 @@ complete -c subs -l json -d 'Same as --format json'
 complete -c subs -l color -x -a 'auto always never' -d 'Colour; auto colours only a terminal, with NO_COLOR unset or empty and TERM not dumb'
 complete -c subs -l no-color -d 'Same as --color never'
 complete -c subs -s q -l quiet -d 'Print nothing on standard output; the exit status tells'
-complete -c subs -l timeout -x -d 'Remote request timeout in seconds, fractions allowed'
+complete -c subs -l pager -x -d 'On a terminal, output taller than the screen goes through COMMAND; empty or cat: no pager'
+complete -c subs -l no-pager -d 'Same as --pager cat: never a pager'
+complete -c subs -l timeout -x -d 'Remote time budget in seconds, fractions allowed: every request of the command ends within it'
+complete -c subs -l cache-max -x -d 'Bound of the remote answer cache, in bytes or with K, M, G; the oldest answers go first; 0 caches nothing'
 complete -c subs -l offline -d 'Remote: answer from the local cache only'
 complete -c subs -l max-age -x -d 'Remote: answer from the cache when it is younger than DURATION'
 complete -c subs -l iaphub-platform -x -a 'ios android' -d 'IAPHUB: whose store sku each product carries (IAPHUB\'s platform parameter; it does not filter products)'
@@ -132,7 +136,7 @@ complete -c subs -n '__subs_at "history"' -l since -x -a 'now' -d 'Only entries 
 complete -c subs -n '__subs_at "history"' -l until -x -a 'now' -d 'Only entries up to DATE'
 complete -c subs -n '__subs_at "history"' -l limit -x -d 'Keep the N most recent entries'
 complete -c subs -n '__subs_at "history"' -l wide -d 'Tables add the id columns (transactions, grants, products)'
-complete -c subs -n '__subs_at "history" 0 0' -a '(__subs_ids customers)'
+complete -c subs -n '__subs_at "history" 0 -1' -a '(__subs_ids customers)'
 
 # renew-count
 complete -c subs -n '__subs_at "renew-count" 0 0' -a '(__subs_ids customers)'
@@ -153,4 +157,4 @@ complete -c subs -n '__subs_at "serve"' -l token-file -r -F -d 'File holding the
 complete -c subs -n '__subs_at "completion" 0 0' -a 'bash zsh fish'
 
 # help
-complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve completion help'
+complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve commands completion help'

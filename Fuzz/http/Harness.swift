@@ -1,10 +1,12 @@
 // libFuzzer harness for SubsHTTP's HTTP/1.x request parser and the connection engine over it:
-// the input is what a client sends on one connection. The parser is fed it whole, byte by byte
-// and in pieces; the connection state machine (`HTTPConnection`, what the event loop drives
-// over a socket) is fed it under several clients — one that reads every answer at once, one
-// that reads a little at a time, one that never reads, one whose pace, answers and clock the
-// input chooses (Connection.swift). Built as its own module against the SubsHTTP object alone
-// (public API only, see scripts/fuzz): the engine needs no subs code. A broken invariant traps.
+// the input is what a client sends on one connection, after junk when it asks for some
+// (`withJunk`: CRs, blank lines, spaces before the request line). The parser is fed it whole,
+// byte by byte and in pieces; the connection state machine (`HTTPConnection`, what the event
+// loop drives over a socket) is fed it under several clients — one that reads every answer at
+// once, one that reads a little at a time, one that never reads, one whose pace, answers and
+// clock the input chooses (Connection.swift). Built as its own module against the SubsHTTP
+// object alone (public API only, see scripts/fuzz): the engine needs no subs code. A broken
+// invariant traps.
 
 import SubsHTTP
 
@@ -38,6 +40,10 @@ func run(_ bytes: UnsafeBufferPointer<UInt8>, pieces: [Int]) -> [Outcome] {
                 outcomes.append(.request(method: request.method, target: request.target,
                                          headerCount: request.headers.fields.count, body: request.body))
             }
+            // Whatever came before (junk, blank lines, a head that never ends), nothing is held
+            // past the header limit while a head is read, nor past the announced body after.
+            precondition(parser.bufferedBytes <= max(limits.maxHeaderBytes, limits.maxBodyBytes),
+                         "\(parser.bufferedBytes) bytes held for an unfinished request")
         } catch {
             precondition(refusalStatuses.contains(error.status), "unexpected refusal status \(error.status)")
             precondition(!error.code.isEmpty && !error.message.isEmpty, "refusal without a code or message")
@@ -62,6 +68,7 @@ private func check(_ request: HTTPRequest) {
     precondition(request.target.hasPrefix("/"), "target without '/' accepted")
     precondition(request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "target with a control or non-ASCII byte accepted")
     precondition(request.body.count <= limits.maxBodyBytes, "body over the limit accepted")
+    precondition(request.headers.fields.count <= limits.maxHeaderFields, "more header fields than the limit accepted")
     precondition(request.path.hasPrefix("/") && (request.query == nil || request.target.contains("?")))
     for field in request.headers {
         precondition(!field.value.contains(0x0D) && !field.value.contains(0x0A) && !field.value.contains(0), "CR, LF or NUL in a header value")
@@ -77,10 +84,43 @@ private func check(_ request: HTTPRequest) {
     _ = request.keepAlive
 }
 
+/// Junk before the request line: an input whose first byte is 0–3 stands for that many bytes of
+/// CRs, CRLFs, spaces or its third byte (its second byte says how many: 0–127 bytes one by one,
+/// then in steps of 34 up to twice the header limit), then the rest of the input. Junk past the
+/// limit is refused: no request gets through after it.
+private func withJunk(_ data: UnsafePointer<UInt8>, _ size: Int) -> (bytes: [UInt8], junk: Int)? {
+    guard size >= 3, data[0] <= 3 else { return nil }
+    let patterns: [[UInt8]] = [[0x0D], [0x0D, 0x0A], [0x20], [data[2]]]
+    let pattern = patterns[Int(data[0])]
+    let count = data[1] < 128 ? Int(data[1]) : Int(data[1] - 127) * 34
+    var bytes: [UInt8] = []
+    while bytes.count < count { bytes += pattern }
+    let junk = bytes.count
+    bytes += UnsafeBufferPointer(start: data + 2, count: size - 2)
+    return (bytes, junk)
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data, size > 0 else { return 0 }
-    let bytes = UnsafeBufferPointer(start: data, count: size)
+    if let (bytes, junk) = withJunk(data, size) {
+        bytes.withUnsafeBufferPointer { buffer in
+            let outcomes = fuzzStream(buffer)
+            if junk > limits.maxHeaderBytes {
+                guard case .refused? = outcomes.first else { preconditionFailure("\(junk) bytes of junk not refused") }
+            }
+        }
+        return 0
+    }
+    _ = fuzzStream(UnsafeBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// What a client sends on one connection, parsed whole, byte by byte and in pieces, then driven
+/// through the connection engine; the parser's outcome.
+private func fuzzStream(_ bytes: UnsafeBufferPointer<UInt8>) -> [Outcome] {
+    let size = bytes.count
+    guard size > 0 else { return [] }
     let whole = run(bytes, pieces: [size])
     let byteByByte = run(bytes, pieces: [1])
     // Split points chosen by the input itself, so the fuzzer explores them.
@@ -88,5 +128,5 @@ public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     precondition(whole == byteByByte, "feeding one byte at a time changed the outcome")
     precondition(whole == chosen, "the split points changed the outcome")
     checkConnection(bytes, parsed: whole)
-    return 0
+    return whole
 }

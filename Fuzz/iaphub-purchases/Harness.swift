@@ -14,7 +14,7 @@ private func check(_ page: IAPHUBPurchasePage) {
         for until in instants {
             let entries = IAPHUBPurchaseHistory.entries(purchases, sandbox: sandbox, until: until)
             precondition(zip(entries, entries.dropFirst()).allSatisfy { $0.date <= $1.date }, "entries not oldest first")
-            precondition(entries.allSatisfy { $0.date <= until }, "an entry after until")
+            precondition(entries.allSatisfy { $0.date.hasHappened(by: until) }, "an entry after until")
             precondition(until != Instant.latest || entries.count == purchases.count + refunds, "an entry invented or lost")
             for e in entries {
                 precondition(e.entitlements.count <= 1 && e.entitlements.allSatisfy { !$0.isEmpty }, "entitlements")
@@ -27,7 +27,7 @@ private func check(_ page: IAPHUBPurchasePage) {
     }
     // One product per key, of each type: counts are >= 0, 0 for what does not renew, and never
     // more than the purchases listed.
-    var products: [String: IAPHUBProduct] = [:]
+    var products: [ID: IAPHUBProduct] = [:]
     for p in purchases {
         guard let key = p.entitlementId else { continue }
         products[key] = IAPHUBProduct(id: p.product, sku: p.productSku, type: p.productType, purchase: p.id,

@@ -27,7 +27,7 @@ private func check(_ answer: IAPHUBAnswer) {
                 }
                 if let t, e.isActive {
                     precondition(e.expirationDate.map { t < $0 } ?? true, "active after its expiration at --at")
-                    precondition(e.lastPurchaseDate.map { $0 <= t } ?? true, "active before its purchase at --at")
+                    precondition(e.lastPurchaseDate.map { $0.hasHappened(by: t) } ?? true, "active before its purchase at --at")
                 }
                 if t == nil { precondition(e.projectedBeforeStart == nil, "a projection mark without --at") }
             }

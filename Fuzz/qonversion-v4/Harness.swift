@@ -31,10 +31,10 @@ public func fuzzQonversionV4(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
         }
         for until in instants {
             let entries = QonversionPurchaseHistory.entries(page.items, entitlements: entitlements, sandbox: false, until: until)
-            precondition(entries.count == page.items.filter { $0.purchasedAt <= until }.count, "a purchase lost or invented")
+            precondition(entries.count == page.items.filter { $0.purchasedAt.hasHappened(by: until) }.count, "a purchase lost or invented")
             precondition(zip(entries, entries.dropFirst()).allSatisfy { $0.date <= $1.date }, "history not oldest first")
             for entry in entries {
-                precondition(entry.kind == .transaction && entry.date <= until)
+                precondition(entry.kind == .transaction && entry.date.hasHappened(by: until))
                 precondition(entry.entitlements == entry.entitlements.sorted(), "entitlements not sorted")
             }
             let counts = QonversionPurchaseHistory.renewsCounts(page.items, entitlements: entitlements, until: until)

@@ -25,9 +25,9 @@ private func check(_ e: QonversionEntitlement) {
         precondition(info.renewsCount == nil && info.transactions.isEmpty, "v3 has no renewal counts or transactions")
         precondition(info.expirationDate == e.expires && info.startedDate == e.started)
         if t == nil { precondition(info.isActive == e.active, "without --at, isActive is v3's active") }
-        if let t { precondition(info.isActive == ((e.started.map { $0 <= t } ?? true) && (e.expires.map { t < $0 } ?? true))) }
+        if let t { precondition(info.isActive == ((e.started.map { $0.hasHappened(by: t) } ?? true) && (e.expires.map { t < $0 } ?? true))) }
         // A projection is never active before the record's start.
-        if let t, let start = info.startedDate, t < start { precondition(!info.isActive && info.projectedBeforeStart == start) }
+        if let t, let start = info.startedDate, !start.hasHappened(by: t) { precondition(!info.isActive && info.projectedBeforeStart == start) }
     }
 }
 

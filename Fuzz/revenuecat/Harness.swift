@@ -53,11 +53,11 @@ public func fuzzRevenueCatSubscriber(_ data: UnsafePointer<UInt8>?, _ size: Int)
         for e in status.entitlements {
             check(e, at: t)
             // A projection is never active before the first purchase.
-            if projected, e.isActive, let start = e.startedDate { precondition(start <= t, "active before its start at --at") }
+            if projected, e.isActive, let start = e.startedDate { precondition(start.hasHappened(by: t), "active before its start at --at") }
             if e.periodType == .prepaid { precondition(!e.willRenew && e.renewState != .willRenew, "a prepaid plan renews") }
         }
         let history = RevenueCatMapping.history(subscriber, until: t)
-        precondition(history.allSatisfy { $0.date <= t }, "history past its end")
+        precondition(history.allSatisfy { $0.date.hasHappened(by: t) }, "history past its end")
         precondition(zip(history, history.dropFirst()).allSatisfy { $0.date <= $1.date }, "history not in time order")
     }
     _ = RevenueCatMapping.isCreatedEmpty(subscriber, httpStatus: 200)

@@ -14,7 +14,7 @@ public func fuzzRevenueCatV2(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     var customer = try! RevenueCatV2Wire.customer(Array(#"{"id": "u"}"#.utf8))
     var subscriptions: [RevenueCatV2Subscription] = []
     var purchases: [RevenueCatV2Purchase] = []
-    var transactions: [String: [RevenueCatV2Transaction]] = [:]
+    var transactions: [ID: [RevenueCatV2Transaction]] = [:]
     do throws(WireFormatError) {
         switch data[0] % 5 {
         case 0:
@@ -48,7 +48,7 @@ public func fuzzRevenueCatV2(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
             if !e.isActive { precondition(![.active, .gracePeriod].contains(e.state), "inactive in state \(e.state)") }
         }
         let history = RevenueCatV2Mapping.history(record, until: t)
-        precondition(history.allSatisfy { $0.date <= t }, "history past its end")
+        precondition(history.allSatisfy { $0.date.hasHappened(by: t) }, "history past its end")
         precondition(zip(history, history.dropFirst()).allSatisfy { $0.date <= $1.date }, "history not in time order")
     }
     precondition(!RevenueCatV2Mapping.incompleteReason(record).isEmpty, "no reason")

@@ -96,12 +96,12 @@ private func checkRules(_ record: CustomerRecord, catalog: Catalog, seed: UInt64
 /// `find` names the customer by its id, its email (upper-cased) and each transaction's ids, and
 /// answers the same with one term (byte search) as with several (field by field).
 private func checkFind(_ store: LocalStore, _ record: CustomerRecord) {
-    var terms = [record.id]
+    var terms = [record.id.string]
     if case .string(let email)? = record.attributes?["email"] {
         // Upper case and back is not always the same word (ß, final sigma): then as stored.
         terms.append(email.uppercased().lowercased() == email.lowercased() ? email.uppercased() : email)
     }
-    for t in record.transactions.prefix(4) { terms += [t.transactionId, t.originalTransactionId] + (t.orderId.map { [$0] } ?? []) }
+    for t in record.transactions.prefix(4) { terms += [t.transactionId.string, t.originalTransactionId.string] + (t.orderId.map { [$0] } ?? []) }
     let together: FoundRecords
     do {
         together = try store.find(FindQuery(terms: terms + ["", "\u{0}x"]))
@@ -132,7 +132,7 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         fatalError("StoreValidator threw \(type(of: error)): \(error)")
     }
 
-    let ids: [String]
+    let ids: [ID]
     do {
         ids = try store.customerIds()
     } catch let error as StoreError {

@@ -9,7 +9,18 @@ public enum CLI {
     /// the real process: everything goes through `context`.
     public static func run(arguments: [String], context: Context) -> ExitCode {
         var context = context
-        let status = execute(arguments, context: &context)
+        if context.stderrIsTerminal {
+            // On a terminal an error line wraps at its width, on word boundaries (tables already do).
+            let write = context.writeErr, columns = context.columns
+            context.writeErr = { write(Paging.wrapped($0, columns: columns)) }
+        }
+        var paged: PagedOutput?
+        let status = execute(arguments, context: &context, paged: &paged)
+        if let paged, let lines = context.lines {
+            paged.finish(lines: lines, columns: context.columns, environment: context.environment) { warning in
+                context.writeErr("subs: warning: \(warning)\n")
+            }
+        }
         switch context.finishOut() {
         case .delivered:
             return status
@@ -22,7 +33,7 @@ public enum CLI {
         }
     }
 
-    private static func execute(_ arguments: [String], context: inout Context) -> ExitCode {
+    private static func execute(_ arguments: [String], context: inout Context, paged: inout PagedOutput?) -> ExitCode {
         if let raw = context.rawArguments, let (index, bytes) = raw.enumerated().first(where: {
             String(validating: $0.element, as: UTF8.self) == nil
         }).map({ ($0.offset, $0.element) }) {
@@ -55,6 +66,10 @@ public enum CLI {
         } catch let error as ConfigError {
             context.writeErr("subs: error: \(Terminal.shortened(error.message))\n")
             return .configError
+        } catch let error as SecretFileError {
+            // A config file another user owns or may write: refused (77), whatever the command.
+            context.writeErr("subs: error: \(Terminal.message(error.message))\n")
+            return Commands.exitCode(for: error)
         } catch {
             context.writeErr("subs: error: \(Terminal.message("\(error)"))\n")
             return .internalError
@@ -75,6 +90,12 @@ public enum CLI {
                 return .configError
             }
             for warning in invocation.global.warnings { context.writeErr("subs: warning: \(Terminal.shortened(warning))\n") }
+            if let pager = Paging.command(for: invocation, context: context) {
+                // The whole answer is made before any of it is shown: held back, then paged or not.
+                let held = PagedOutput(command: pager, write: context.writeOut)
+                context.writeOut = { held.add($0) }
+                paged = held
+            }
             return Commands.run(invocation, context: context)
         }
     }

@@ -20,6 +20,11 @@ public struct Context {
     public var stdoutIsTerminal: Bool
     /// The terminal's width when stdout is one (COLUMNS wins over it).
     public var terminalWidth: Int?
+    /// The terminal's height when stdout is one (LINES wins over it): output taller than this
+    /// goes through the pager.
+    public var terminalHeight: Int?
+    /// Whether stderr is a terminal: error lines then wrap at the width, on word boundaries.
+    public var stderrIsTerminal = false
     /// Pushes out what `writeOut` still holds and says whether everything written arrived.
     /// CLI.run calls it last, to turn a failed write on stdout into its exit status.
     public var finishOut: () -> OutputDelivery
@@ -57,6 +62,12 @@ public struct Context {
     public var columns: Int {
         if let c = EnvironmentSpec.columns.value(in: environment), let n = Int(c), n > 0 { return n }
         return terminalWidth ?? 80
+    }
+
+    /// Height of the screen: LINES, else the terminal's height; nil when unknown (no pager then).
+    public var lines: Int? {
+        if let l = EnvironmentSpec.lines.value(in: environment), let n = Int(l), n > 0 { return n }
+        return terminalHeight
     }
 }
 

@@ -83,11 +83,14 @@ extension Context {
             environment: environmentWithHome(ProcessInfo.processInfo.environment),
             clock: SystemClock(),
             stdoutIsTerminal: isatty(1) == 1,
-            terminalWidth: queryTerminalWidth(fd: 1),
+            // stdout's terminal, else stderr's (error lines wrap at it when stdout is piped).
+            terminalWidth: queryTerminalWidth(fd: 1) ?? queryTerminalWidth(fd: 2),
             finishOut: { standardOutput.finish() },
             rawArguments: rawArgumentBytes(),
             waitForStop: { _ in StopSignal.wait() })
         context.readInPart = { try readChunk(0) }
+        context.terminalHeight = queryTerminalHeight(fd: 1)
+        context.stderrIsTerminal = isatty(2) == 1
         return context
     }
 }
@@ -104,6 +107,12 @@ func queryTerminalWidth(fd: Int32) -> Int? {
     var size = winsize()
     guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
     return Int(size.ws_col)
+}
+
+func queryTerminalHeight(fd: Int32) -> Int? {
+    var size = winsize()
+    guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+    return Int(size.ws_row)
 }
 
 /// Reads to the end, or until `limit` bytes were read.

@@ -29,17 +29,22 @@ enum SourceFactory {
         // --api-key-file already holds SUBS_API_KEY_FILE or the config file's key when not given.
         let loaded = try APIKey.load(flagFile: invocation.global.apiKeyFile, environmentFile: nil,
                                      environmentValue: invocation.global.apiKey)
-        for warning in loaded.warnings { context.writeErr(Terminal.message("subs: warning: \(warning)") + "\n") }
         let endpoint = RemoteEndpoint(provider: provider.name, url: try RemoteURL(remote), apiKey: loaded.key,
                                       scheme: provider.keyScheme)
         // A cache directory or entry another user owns or may write is not used: one warning.
-        let cache = ResponseCache.defaultDirectory(xdgCacheHome: EnvironmentSpec.xdgCacheHome.value(in: env),
+        // --cache-max 0: no cache at all (nothing stored, nothing answered from it).
+        let cache = invocation.global.cacheMax == 0 ? nil : ResponseCache.defaultDirectory(xdgCacheHome: EnvironmentSpec.xdgCacheHome.value(in: env),
                                                    home: EnvironmentSpec.home.value(in: env)).map {
-            ResponseCache(directory: $0, clock: context.clock,
+            ResponseCache(directory: $0, clock: context.clock, maxBytes: invocation.global.cacheMax,
                           onDistrust: { context.writeErr(Terminal.message("subs: warning: \($0)") + "\n") })
         }
+        // The command's one budget of time and bytes, from here to its last request.
+        // What the command holds is measured on the heap too, except under the test hook that
+        // lowers the bound (an in-process test shares its heap with its fakes).
+        let budget = RemoteBudget(seconds: invocation.global.timeout, byteLimit: invocation.global.answerBytes,
+                                  measuresHeap: invocation.global.answerBytes == RemoteBudget.defaultByteLimit)
         let client = RemoteClient(endpoint: endpoint, transport: provider.pace(context.http), timeout: invocation.global.timeout,
-                                  version: CLI.version, cache: cache, clock: context.clock)
+                                  version: CLI.version, cache: cache, clock: context.clock, budget: budget)
         let now = context.clock.now()
         let policy: CachePolicy = invocation.global.offline ? .offline
             : invocation.global.maxAge.flatMap { now.adding($0).map { .maxAge(Double($0.seconds - now.seconds)) } } ?? .network

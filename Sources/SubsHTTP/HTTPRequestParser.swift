@@ -1,9 +1,12 @@
 // The incremental, byte-level HTTP/1.x request parser: bytes go in as they arrive, complete
 // requests come out in order (pipelining), and anything outside the grammar is an error that
 // carries the status to answer with. Decisions (strict by design, no request smuggling):
-// - lines end in CRLF; a bare LF or a bare CR is 400;
+// - lines end in CRLF; a bare LF or a bare CR is 400 (a CR as soon as the next byte is not LF);
 // - obsolete line folding (a header line starting with a space or tab) is 400;
-// - the request line plus headers is at most `maxHeaderBytes` (16 KiB) → 431;
+// - everything a connection sends before a request's head is complete — the blank lines RFC 9112
+//   lets precede the request line, junk, the request line and the headers — is at most
+//   `maxHeaderBytes` (16 KiB) → 431, counted as the bytes arrive, so no byte sent before the
+//   head ends is ever held beyond it; at most `maxHeaderFields` (100) fields → 431;
 // - `Content-Length`: digits only, several fields or list members must agree, overflow → 400;
 //   more than `maxBodyBytes` (1 MiB) → 413 without reading the body;
 // - `Transfer-Encoding` is not supported: with `Content-Length` → 400 (smuggling), `chunked`
@@ -15,6 +18,9 @@ public struct HTTPLimits: Sendable {
     public var maxHeaderBytes = 16 * 1024
     public var maxBodyBytes = 1024 * 1024
     public var maxMethodBytes = 32
+    /// Header fields of one request (as Apache's LimitRequestFields): thousands of tiny fields
+    /// would cost far more memory than their 16 KiB of bytes.
+    public var maxHeaderFields = 100
     public init() {}
 }
 
@@ -40,6 +46,7 @@ public struct HTTPRequestParser: Sendable {
     private var scan = 0           // next byte of the head to look at
     private var lineStart = 0
     private var headStart: Int?    // where the current request's head began (after blank lines)
+    private var headBytes = 0      // bytes scanned for the current head, leading blank lines and CRs included
     private var pending: PendingHead?
     private var bodyLength: Int?   // set once the head is complete: waiting for the body
     private var failure: HTTPParseError?
@@ -67,6 +74,10 @@ public struct HTTPRequestParser: Sendable {
         failure == nil && buffer.count > start
     }
 
+    /// Bytes received and not handed out as a request yet. Once `next()` has returned nil: at
+    /// most `maxHeaderBytes` while a head is being read, then at most the announced body.
+    public var bufferedBytes: Int { buffer.count - start }
+
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
@@ -74,6 +85,14 @@ public struct HTTPRequestParser: Sendable {
             lineStart -= start
             if let h = headStart { headStart = h - start }
             start = 0
+        }
+        if let length = bodyLength {
+            // A body announced by Content-Length grows the buffer as it arrives, doubling as
+            // usual but never past the body's end: not twice its size for the last bytes.
+            let needed = buffer.count + bytes.count, end = start + length
+            if needed > buffer.capacity && needed <= end {
+                buffer.reserveCapacity(min(max(needed, buffer.capacity * 2), end))
+            }
         }
         buffer.append(contentsOf: bytes)
     }
@@ -103,6 +122,7 @@ public struct HTTPRequestParser: Sendable {
         scan = start
         methodEnded = false
         blankLines = 0
+        headBytes = 0
         lineStart = start
         headStart = nil
         pending = nil
@@ -116,9 +136,16 @@ public struct HTTPRequestParser: Sendable {
     private mutating func scanHead() throws(HTTPParseError) -> Bool {
         while scan < buffer.count {
             let byte = buffer[scan]
-            if let h = headStart, scan - h >= limits.maxHeaderBytes {
+            // Every byte counts, from the first after the previous request: blank lines and bare
+            // CRs before the request line too (they used to be skipped uncounted, and a client
+            // sending nothing else could fill the server's memory).
+            if headBytes >= limits.maxHeaderBytes {
                 throw HTTPParseError(status: 431, code: "header_too_large",
                                      message: "request header is larger than \(limits.maxHeaderBytes) bytes")
+            }
+            headBytes += 1
+            if byte != 0x0A && scan > lineStart && buffer[scan - 1] == 0x0D {
+                throw .invalid("a CR not followed by LF (lines end in CRLF)")
             }
             if byte != 0x0A {
                 if headStart == nil {
@@ -240,6 +267,10 @@ public struct HTTPRequestParser: Sendable {
         while let l = value.last, l == 0x20 || l == 0x09 { value.removeLast() }
         for byte in value where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
             throw .invalid("header field '\(String(decoding: name, as: UTF8.self))' holds a control character (0x\(hex(byte)))")
+        }
+        guard pending!.headers.fields.count < limits.maxHeaderFields else {
+            throw HTTPParseError(status: 431, code: "header_too_large",
+                                 message: "request has more than \(limits.maxHeaderFields) header fields")
         }
         pending!.headers.append(name: String(decoding: name, as: UTF8.self), value: Array(value))
     }

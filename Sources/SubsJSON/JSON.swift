@@ -1,6 +1,10 @@
 // Entry points of SubsJSON: strict parsing into JSONValue, the validating scan with a visitor,
 // and string quoting. The contract is described in JSONAPI.swift.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 public enum JSON {
     /// Strict RFC 8259 parse of a whole (small) document into a JSONValue.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
@@ -79,6 +83,22 @@ public enum JSON {
             }
         }
         out.append(0x22)
+    }
+
+    /// Whether two strings have the same UTF-8 bytes — not Swift's `==`, which is Unicode
+    /// canonical equivalence (NFC and NFD `café` are equal to it, never to JSON or to subs).
+    @inlinable
+    public static func bytesEqual(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        // O(1) for native strings: most unequal strings stop here.
+        guard x.count == y.count else { return false }
+        let compared: Bool?? = x.withContiguousStorageIfAvailable { x in
+            y.withContiguousStorageIfAvailable { y in
+                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        }
+        if let compared, let compared { return compared }
+        return x.elementsEqual(y)
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10 }

@@ -22,10 +22,13 @@ func readText(_ path: String) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-func writeText(_ text: String, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+/// Writes `text` to `path` with `mode` (also when the file was there before: a secret written
+/// over a file of an earlier run must not keep its wider mode).
+func writeText(_ text: String, to path: String, mode: mode_t = 0o644) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
     guard fd >= 0 else { throw BenchError("cannot write \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
+    guard fchmod(fd, mode) == 0 else { throw BenchError("cannot chmod \(path): \(String(cString: strerror(errno)))") }
     try writeAll(fd, Array(text.utf8), path: path)
 }
 

@@ -59,7 +59,8 @@ struct ServeScenario {
         note("serve: starting subs serve on 127.0.0.1:\(port) over \(copy)…")
         // With a bearer token, as a server shared by a team runs.
         let token = "subs-bench-token-\(seed)"
-        try writeText(token + "\n", to: out + "/serve-token.txt")
+        // A secret file: serve refuses one that others may read.
+        try writeText(token + "\n", to: out + "/serve-token.txt", mode: 0o600)
         let server = try runner.start([subs, "--store", copy, "serve", "--listen", "127.0.0.1:\(port)",
                                        "--token-file", out + "/serve-token.txt"],
                                       stderr: out + "/serve-stderr.txt")

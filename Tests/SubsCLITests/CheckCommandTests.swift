@@ -30,10 +30,11 @@ final class CheckCommandTests: XCTestCase {
         let premium = try XCTUnwrap(doc["entitlements"]?["premium"]?.objectValue)
         XCTAssertEqual(premium.keys, ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source",
                                       "grantType", "productId", "startedDate", "trialStartDate", "firstPurchaseDate",
-                                      "lastPurchaseDate", "expirationDate", "gracePeriodExpirationDate",
-                                      "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                                      "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
-                                      "grantId", "transactions", "otherActiveSources"])
+                                      "lastPurchaseDate", "expirationDate", "accessEndDate", "gracePeriodExpirationDate",
+                                      "billingIssueDetectedAt", "billingRetryEndDate", "autoRenewDisableDate", "autoResumeDate",
+                                      "pauseEndedDate", "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
+                                      "grantId", "grantedBy", "grantReason", "refundedAt", "revokedAt", "revokedBy", "revokeReason",
+                                      "transactions", "otherActiveSources"])
         XCTAssertEqual(premium["otherActiveSources"], .array([]))
         XCTAssertEqual(premium["state"], .string("active"))
         XCTAssertEqual(premium["renewState"], .string("willRenew"))

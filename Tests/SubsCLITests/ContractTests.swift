@@ -55,9 +55,11 @@ final class ContractTests: XCTestCase {
     func testFoundCustomersKeepTheirDocumentsWithProjectedAndOtherActiveSourcesAdded() throws {
         let entitlementKeys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType",
                                "productId", "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate",
-                               "expirationDate", "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate",
-                               "autoResumeDate", "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode",
-                               "grantId", "transactions", "otherActiveSources"]
+                               "expirationDate", "accessEndDate", "gracePeriodExpirationDate", "billingIssueDetectedAt",
+                               "billingRetryEndDate", "autoRenewDisableDate", "autoResumeDate", "pauseEndedDate",
+                               "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId",
+                               "grantedBy", "grantReason", "refundedAt", "revokedAt", "revokedBy", "revokeReason",
+                               "transactions", "otherActiveSources"]
         let ids = try demoCustomerIds()
         let all = try XCTUnwrap(JSON.parse(demo(["check", "-", "--json"], stdin: ids.joined(separator: "\n")).stdout).arrayValue)
         XCTAssertEqual(all.count, ids.count)
@@ -95,9 +97,10 @@ final class ContractTests: XCTestCase {
         XCTAssertTrue(entries.prefix(3).allSatisfy { $0["customerId"] == .string("xavier") && $0["date"] != nil })
         XCTAssertEqual(entries[0].objectValue?.keys.prefix(4), ["customerId", "requestedId", "date", "kind"])
         XCTAssertEqual(entries[3]["requestedId"], .string("zed"))
-        // One USER: the entries as they always were.
+        // One USER: each line carries its customer too (issue 30: one shape per command).
         let one = try JSON.parse(String(demo(["history", "xavier", "--format", "jsonl"]).stdout.split(separator: "\n")[0]))
-        XCTAssertEqual(one.objectValue?.keys.prefix(2), ["date", "kind"])
+        XCTAssertEqual(one.objectValue?.keys.prefix(4), ["customerId", "requestedId", "date", "kind"])
+        XCTAssertEqual(one["customerId"], .string("xavier"))
     }
 
     func testTSVHasOneRowPerUserAskedWithRequestedId() {

@@ -183,6 +183,30 @@ final class FindServeTests: XCTestCase {
         }
     }
 
+    /// The pages of a search share the command's budget: the pages read in time are shown, and
+    /// a note says the search was read for so many pages only.
+    func testPagesPastTheBudgetAreSaidNotWaitedFor() throws {
+        let match = JSONValue.object(JSONObject([("customerId", .string("a")), ("matchedBy", .string("customerId")),
+                                                 ("email", .null), ("activeEntitlements", .array([]))]))
+        let transport = InProcessTransport { request in
+            // Each page takes longer than the budget leaves for the next one.
+            RemoteClient.sleepSeconds(0.4)
+            return .json(.object(JSONObject([("term", .string("a")), ("matches", .array([match])),
+                                             ("next", .string("page-after-" + request.target.suffix(8)))])))
+        }
+        let result = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache-budget"], http: transport)
+            .run(["--remote", "http://127.0.0.1:9", "--timeout", "0.5", "find", "a", "--format", "tsv"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        // The in-process transport cannot cut a request short: the last one sent may end past
+        // the budget; the one after it is not sent. Each page read is shown, and said.
+        let rows = result.stdout.split(separator: "\n").dropFirst().filter { $0.hasPrefix("a\ta\tcustomerId") }
+        XCTAssertGreaterThanOrEqual(rows.count, 1, result.stdout)
+        XCTAssertLessThanOrEqual(rows.count, 2, result.stdout)
+        let said = rows.count == 1 ? "1 page only (1 match)" : "\(rows.count) pages only (\(rows.count) matches)"
+        XCTAssertTrue(result.stderr.contains("subs: note: the search for 'a' was read for " + said + ": the --timeout of 0.5 s was spent"),
+                      result.stderr)
+    }
+
     /// A server whose `next` never ends the search — not a string, the same cursor again, a next
     /// page after an empty one, or new cursors without end — is a protocol error, not a loop.
     func testANextThatNeverEndsIsAProtocolError() throws {
@@ -248,7 +272,7 @@ final class FindIAPHUBTests: IAPHUBTestCase {
     func testAUserIdIsLookedUpAndEmailsAreRefused() throws {
         let found = iaphub(["find", "active-renewing", "--format", "tsv"])
         XCTAssertEqual(found.status, .success, found.stderr)
-        XCTAssertTrue(found.stdout.hasPrefix("term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\nactive-renewing\tactive-renewing\tcustomerId\t\t"),
+        XCTAssertTrue(found.stdout.hasPrefix("term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\terror\nactive-renewing\tactive-renewing\tcustomerId\t\t"),
                       found.stdout)
         XCTAssertEqual(iaphub(["find", "nobody-here"]).status, .notFound)
         let before = server.paths.count

@@ -92,7 +92,7 @@ final class GrantRevokeTests: XCTestCase {
 
     func testGrantJSONOutputHasTheGrantAndTheStatusAfterTheWrite() throws {
         let doc = try JSON.parse(run(["grant", "alice", "premium", "--duration", "P7D", "--json", "--actor", "dana"]).stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestDate", "dryRun", "grants", "entitlement"])
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "dryRun", "grants", "entitlement"])
         XCTAssertEqual(doc["dryRun"], .bool(false))
         XCTAssertEqual(doc["grants"]?.arrayValue?.first?["grantedBy"], .string("dana"))
         XCTAssertEqual(doc["grants"]?.arrayValue?.first?["revokedAt"], .null)

@@ -123,7 +123,7 @@ final class HelpTests: XCTestCase {
             .check: "subs check [options] USER...",
             .grant: "subs grant [options] USER... ENTITLEMENT",
             .revoke: "subs revoke [options] USER... ENTITLEMENT",
-            .history: "subs history [options] USER",
+            .history: "subs history [options] USER...",
             .renewCount: "subs renew-count [options] USER [ENTITLEMENT]",
             .storeInit: "subs store init [options]",
             .storeValidate: "subs store validate [options]",

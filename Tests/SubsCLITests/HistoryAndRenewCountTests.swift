@@ -87,16 +87,21 @@ final class HistoryAndRenewCountTests: XCTestCase {
     }
 
     func testRenewCountJSONShapes() throws {
+        // One shape (SPEC section 4, rev. 4): renewsCount is always a number or null.
+        let keys = ["customerId", "requestedId", "requestDate", "complete", "incompleteReason", "entitlement", "renewsCount",
+                    "byEntitlement"]
         let one = try JSON.parse(run(["renew-count", "alice", "premium", "--json"]).stdout)
-        XCTAssertEqual(one.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason",
-                                               "entitlement", "renewsCount"])
+        XCTAssertEqual(one.objectValue?.keys, keys)
         XCTAssertEqual(one["complete"], .bool(true))
         XCTAssertEqual(one["incompleteReason"], .null)
+        XCTAssertEqual(one["entitlement"], .string("premium"))
         XCTAssertEqual(one["renewsCount"], .number("1"))
+        XCTAssertEqual(one["byEntitlement"], .object(JSONObject([("premium", .number("1"))])))
         let all = try JSON.parse(run(["renew-count", "alice", "--json"]).stdout)
-        XCTAssertEqual(all["renewsCount"], .object(JSONObject([("premium", .number("1"))])))
-        XCTAssertEqual(all.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason",
-                                               "renewsCount"])
+        XCTAssertEqual(all.objectValue?.keys, keys)
+        XCTAssertEqual(all["entitlement"], .null)
+        XCTAssertEqual(all["renewsCount"], .number("1"))
+        XCTAssertEqual(all["byEntitlement"], .object(JSONObject([("premium", .number("1"))])))
     }
 
     func testRenewCountOfAnEntitlementNeverHeldIsExit3() {

@@ -196,14 +196,14 @@ final class IAPHUBDateHeaderTests: XCTestCase {
 
 /// The decoder and the mapping alone (what the fuzz harness drives).
 final class IAPHUBMappingTests: XCTestCase {
-    private func product(_ sku: String, group: String? = "premium", expires: String?, state: String = "active") -> IAPHUBProduct {
+    private func product(_ sku: ID, group: ID? = "premium", expires: String?, state: String = "active") -> IAPHUBProduct {
         IAPHUBProduct(sku: sku, type: "renewable_subscription", platform: "ios", purchaseDate: ISODate.parse("2026-01-01T00:00:00Z"),
                       expirationDate: expires.flatMap(ISODate.parse), groupName: group, isSubscriptionRenewable: true,
                       subscriptionState: state)
     }
 
     func testOneEntitlementPerGroupTheLaterExpirationWinsAndNoneIsLatest() {
-        let cases: [([IAPHUBProduct], String)] = [
+        let cases: [([IAPHUBProduct], ID)] = [
             ([product("a", expires: "2026-02-01T00:00:00Z"), product("b", expires: "2026-03-01T00:00:00Z")], "b"),
             ([product("b", expires: "2026-03-01T00:00:00Z"), product("a", expires: "2026-02-01T00:00:00Z")], "b"),
             ([product("a", expires: "2026-02-01T00:00:00Z"), product("b", expires: nil)], "b"),
@@ -226,7 +226,9 @@ final class IAPHUBMappingTests: XCTestCase {
         let table: [(String?, EntitlementState, Bool, RenewState)] = [
             ("active", .active, true, .willRenew), ("grace_period", .gracePeriod, true, .billingIssue),
             ("retry_period", .billingRetry, false, .billingIssue), ("paused", .paused, false, .willRenew),
-            ("expired", .unknown, false, .willRenew), ("ACTIVE", .unknown, false, .willRenew), (nil, .unknown, false, .willRenew),
+            // `expired` is IAPHUB's own word for a lapsed subscription (its purchases and webhooks):
+            // expired, no renewal promised, never unknown.
+            ("expired", .expired, false, .unknown), ("ACTIVE", .unknown, false, .willRenew), (nil, .unknown, false, .willRenew),
         ]
         for (raw, state, active, renew) in table {
             var p = product("a", expires: "2026-02-01T00:00:00Z")
@@ -265,8 +267,8 @@ final class IAPHUBMappingTests: XCTestCase {
             p.autoResumeDate = resume.flatMap(ISODate.parse)
             return Explanation.sentence(for: IAPHUBSource.entitlements(IAPHUBAnswer(activeProducts: [p]), environment: "production")[0])
         }
-        XCTAssertEqual(sentence("paused", resume: "2026-03-01T00:00:00Z"), "premium: paused until 2026-03-01")
-        XCTAssertEqual(sentence("paused"), "premium: paused, no resume date known")
+        XCTAssertEqual(sentence("paused", resume: "2026-03-01T00:00:00Z"), "premium: paused from 2026-02-01 until 2026-03-01")
+        XCTAssertEqual(sentence("paused"), "premium: paused from 2026-02-01, no resume date known")
         XCTAssertEqual(sentence("grace_period"), "premium: in grace period — a renewal payment failed; access ends 2026-02-01 unless payment recovers")
         XCTAssertEqual(sentence("retry_period", renewable: false), "premium: billing retry — a renewal payment failed, access lost on 2026-02-01")
         XCTAssertEqual(sentence("active", renewable: false), "premium: cancelled (auto-renew off), active until 2026-02-01")

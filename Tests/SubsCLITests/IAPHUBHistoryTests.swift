@@ -96,11 +96,13 @@ final class IAPHUBHistoryTests: IAPHUBTestCase {
         XCTAssertEqual(one.stdout, "3\n")
         let result = iaphub(["renew-count", user, "--json"])
         let doc = try JSON.parse(result.stdout)
-        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason", "renewsCount"])
+        XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "complete", "incompleteReason", "entitlement",
+                                               "renewsCount", "byEntitlement"])
         XCTAssertEqual(doc["customerId"], .string(user))
         XCTAssertEqual(doc["complete"], .bool(true))
         XCTAssertEqual(doc["incompleteReason"], .null)
-        XCTAssertEqual(doc["renewsCount"], .object(JSONObject([("premium", .number("3"))])))
+        XCTAssertEqual(doc["renewsCount"], .number("3"))
+        XCTAssertEqual(doc["byEntitlement"], .object(JSONObject([("premium", .number("3"))])))
         XCTAssertEqual(iaphub(["renew-count", user, "basic"]).status, .notFound)
         // check reads no purchase.
         let before = purchasePages().count
@@ -121,7 +123,8 @@ final class IAPHUBHistoryTests: IAPHUBTestCase {
         XCTAssertEqual(doc["complete"], .bool(true))
         // No purchase of the premium chain is listed: the count is unknown, not 0.
         let count = try JSON.parse(iaphub(["renew-count", "no-purchases", "--json"]).stdout)
-        XCTAssertEqual(count["renewsCount"], .object(JSONObject([("premium", .null)])))
+        XCTAssertEqual(count["renewsCount"], .null)
+        XCTAssertEqual(count["byEntitlement"], .object(JSONObject([("premium", .null)])))
     }
 
     func testAnUnknownUserIsExit3AndNoListingIsAsked() {

@@ -183,13 +183,12 @@ class IAPHUBTestCase: XCTestCase {
 final class IAPHUBTests: IAPHUBTestCase {
     /// Every key of an IAPHUB entitlement: what IAPHUB never tells (null, [] ) unless given.
     private func expected(_ id: String, _ fields: [String: JSONValue]) -> JSONValue {
-        let keys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
-                    "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
-                    "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions", "otherActiveSources"]
+        let keys = PlatformEntitlement.keys
         var all: [String: JSONValue] = ["id": .string(id), "isSandbox": .bool(false), "transactions": .array([]),
                                         "otherActiveSources": .array([])]
         all.merge(fields) { $1 }
+        // UNTIL: the expiration, unless the expectation says when access was taken back.
+        if all["accessEndDate"] == nil { all["accessEndDate"] = all["expirationDate"] }
         for key in all.keys where !keys.contains(key) { XCTFail("unknown key \(key) in the expectation") }
         return .object(JSONObject(keys.map { ($0, all[$0] ?? .null) }))
     }
@@ -249,7 +248,7 @@ final class IAPHUBTests: IAPHUBTestCase {
             "grantType": .string("purchase"), "productId": .string("pro_monthly"),
             "lastPurchaseDate": .string("2026-09-01T12:00:00Z"), "expirationDate": .string("2026-10-01T12:00:00Z"),
             "autoResumeDate": .string("2027-01-01T12:00:00Z")]])
-        XCTAssertTrue(iaphub(["check", "paused"]).stdout.contains("premium: paused until 2027-01-01\n"))
+        XCTAssertTrue(iaphub(["check", "paused"]).stdout.contains("premium: paused from 2026-10-01 until 2027-01-01\n"))
     }
 
     func testACancelledTrialBoughtWithAPromoCode() throws {

@@ -120,7 +120,9 @@ final class ManPageTests: XCTestCase {
                      "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
                      "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
                      "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                     "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions"] {
+                     "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions",
+                     "accessEndDate", "billingRetryEndDate", "pauseEndedDate", "grantedBy", "refundedAt", "revokedAt",
+                     "revokedBy"] {
             XCTAssertTrue(text.contains(".It Li \(word)\n"), "\(word) missing")
         }
         for value in ["willRenew", "canceled", "billingIssue", "nonRenewable", "unknown", "trial", "intro", "promotional", "prepaid",
@@ -136,7 +138,7 @@ final class ManPageTests: XCTestCase {
                     "environment", "ownershipType", "offerCode", "orderId", "transactionRevocationDate",
                     "term", "matches", "matchedBy", "email",
                     "entries", "date", "kind", "grantId", "grantedBy", "reason", "revokedBy", "revokeReason",
-                    "entitlement", "renewsCount", "dryRun", "grants", "grantedAt", "revokedAt"]
+                    "entitlement", "renewsCount", "byEntitlement", "dryRun", "grants", "grantedAt", "revokedAt", "displayName"]
         for key in keys { XCTAssertTrue(text.contains(key), "\(key) missing from OUTPUT") }
         for format in ["table", "tsv", "json", "jsonl"] { XCTAssertTrue(text.contains(format)) }
     }

@@ -18,6 +18,7 @@ final class OptionTableTests: XCTestCase {
         case .duration?: return "P1D"
         case .count?: return "3"
         case .seconds?: return "2.5"
+        case .bytes?: return "64M"
         case .hostPort?: return "127.0.0.1:1"
         case .command?: return "check"
         case .choice(let words)?: return words.last { $0 != option.defaultValue } ?? words[0]
@@ -52,8 +53,8 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() throws {
-        XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "timeout",
-                                         "iaphub-platform"])
+        XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "pager", "timeout",
+                                         "cache-max", "iaphub-platform"])
         for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
         // The reference (docs/reference.md, linked from the README) lists the same keys, in the same order.
         let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)
@@ -186,10 +187,11 @@ final class OptionTableTests: XCTestCase {
 
     func testExitStatusesOfHelpAndManPageComeFromOneTable() {
         let help = HelpRenderer.help(for: nil, columns: 400)
+        // Every status, 70 and 141 included: one table, one truth.
         for row in ExitCode.meanings {
-            if let summary = row.summary {
-                XCTAssertTrue(help.contains("  \(row.code.rawValue) ") && help.contains(summary), summary)
-            }
+            let summary = HelpRenderer.sentence(ProseMarkup.render(row.summary))
+            XCTAssertTrue(help.contains("\n  \(row.code.rawValue)" + String(repeating: " ", count: 8 - "\(row.code.rawValue)".count)
+                                        + summary + "\n"), "help lacks \(row.code.rawValue) \(summary)")
         }
         let man = ManPage.render()
         let exit = man[man.range(of: "\n.Sh EXIT STATUS\n")!.upperBound...]

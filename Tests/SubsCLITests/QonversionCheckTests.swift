@@ -28,12 +28,10 @@ final class QonversionCheckTests: XCTestCase {
 
     /// An entitlement document as `check --json` prints it: every key, in order, null unless given.
     private func entitlement(_ given: [String: JSONValue]) -> JSONValue {
-        let keys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType", "productId",
-                    "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate", "expirationDate",
-                    "gracePeriodExpirationDate", "billingIssueDetectedAt", "autoRenewDisableDate", "autoResumeDate",
-                    "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId", "transactions", "otherActiveSources"]
+        let keys = PlatformEntitlement.keys
+        // UNTIL is the expiration unless the expectation says when access was taken back.
         let defaults: [String: JSONValue] = ["isSandbox": .bool(false), "transactions": .array([]),
-                                             "otherActiveSources": .array([])]
+                                             "otherActiveSources": .array([]), "accessEndDate": given["expirationDate"] ?? .null]
         return .object(JSONObject(keys.map { ($0, given[$0] ?? defaults[$0] ?? .null) }))
     }
 

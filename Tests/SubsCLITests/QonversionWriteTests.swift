@@ -152,15 +152,17 @@ final class QonversionWriteTests: XCTestCase {
     }
 
     func testWhatV3CannotDoIsExit64WithASentenceAndNothingSent() {
+        // As the user reads it: the option named in the sentence is resolved ({flag:--remote …}).
+        let useV4 = "API v4 lists a user's purchases: select it with --remote https://api.qonversion.io/v4 and the project's secret key (sk_…)"
         let cases: [([String], String)] = [
             (["grant", "alice", "beta", "--lifetime"], "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"),
             (["grant", "alice", "beta", "--duration", "P1D", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["revoke", "alice", "beta", "--dry-run"], "Qonversion's API v3 has no dry run; nothing was sent"),
             (["grant", "alice", "bob", "beta", "--duration", "P1D"],
              "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; name one USER per grant or revoke"),
-            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + QonversionSource.useV4),
-            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts; " + QonversionSource.useV4),
-            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts; " + QonversionSource.useV4),
+            (["history", "alice"], "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + useV4),
+            (["renew-count", "alice"], "Qonversion's API v3 exposes no renewal counts; " + useV4),
+            (["renew-count", "alice", "plus"], "Qonversion's API v3 exposes no renewal counts; " + useV4),
         ]
         for (args, sentence) in cases {
             api.forget()

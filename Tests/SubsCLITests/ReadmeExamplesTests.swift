@@ -94,6 +94,46 @@ final class ReadmeExamplesTests: XCTestCase {
         }
     }
 
+    /// Issue 30: the README's examples run as written on any date. Every read command among them
+    /// is pinned to the demo's instant with `--at` in the command itself, and prints what the
+    /// README shows at clocks a year and more away from the demo's window (and at 1970).
+    func testTheREADMEsPinnedExamplesPrintTheSameOnAnyDate() throws {
+        let examples = try Self.examples(in: "README.md")
+        let reads = examples.filter { example in
+            let args = (try? Self.words(example.command)) ?? []
+            return args.contains { ["check", "history", "find", "renew-count"].contains($0) }
+        }
+        XCTAssertGreaterThanOrEqual(reads.count, 4, "the README's read examples were found")
+        for example in reads {
+            XCTAssertTrue(example.command.contains("--at 2026-12-01T12:00:00Z"), "README.md line \(example.line): not pinned: \(example.command)")
+        }
+        let quickStart = try String(contentsOfFile: Repo.path("README.md"), encoding: .utf8)
+            .split(separator: "\n").first { $0.contains("swift run subs") }
+        XCTAssertTrue(quickStart?.contains("--at 2026-12-01T12:00:00Z") == true, "the quick start is pinned: \(quickStart ?? "")")
+        // The quick start's command tells the same story (a grace period, a billing retry, a
+        // renewal) at the demo's instant and a year later.
+        let command = String(quickStart?.split(separator: "#").first ?? "").replacingOccurrences(of: "swift run subs", with: "subs")
+        var quickArgs = try Self.words(command.trimmingCharacters(in: .whitespaces))
+        quickArgs.removeFirst()
+        quickArgs = quickArgs.map { $0 == "examples/store.json" ? Repo.exampleStore : $0 }
+        let atDemo = CLIHarness(now: "2026-12-01T12:00:00Z").run(quickArgs)
+        XCTAssertEqual(atDemo.status, .success, atDemo.stderr)
+        XCTAssertTrue(atDemo.stdout.contains("grace period") && atDemo.stdout.contains("billing retry")
+                      && atDemo.stdout.contains("active, renews"), atDemo.stdout)
+        XCTAssertEqual(CLIHarness(now: "2027-12-01T12:00:00Z").run(quickArgs).stdout, atDemo.stdout)
+        for now in ["2027-12-01T12:00:00Z", "2031-06-15T08:30:00Z", nil] {
+            for example in reads {
+                let dir = TempDir()
+                let copy = dir.write("store.json", try String(contentsOfFile: Repo.exampleStore, encoding: .utf8))
+                var args = try Self.words(example.command)
+                args.removeFirst()
+                args = args.map { $0 == "examples/store.json" ? Repo.exampleStore : $0 }
+                let shown = CLIHarness(env: ["SUBS_STORE": copy], now: now).run(args).combined
+                XCTAssertEqual(shown, example.expected, "README.md line \(example.line) at \(now ?? "1970"): \(example.command)")
+            }
+        }
+    }
+
     /// Runs the examples of one page, in order, on a fresh copy of the demo store.
     private func runExamples(of document: String) throws {
         let dir = TempDir()

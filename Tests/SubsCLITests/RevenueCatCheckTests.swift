@@ -233,7 +233,9 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
         assertCustomer(doc, id: "tina", requested: "tina", active: ["premium"])
         assertEntitlement(doc, "premium", [
             "periodType": .string("trial"), "productId": .string("pro_monthly"),
-            "startedDate": .string("2026-11-28T09:00:00Z"), "firstPurchaseDate": .string("2026-11-28T09:00:00Z"),
+            "startedDate": .string("2026-11-28T09:00:00Z"),
+            // Nothing is paid during a free trial: no first purchase yet (SPEC section 3).
+            "firstPurchaseDate": .null,
             "lastPurchaseDate": .string("2026-11-28T09:00:00Z"), "expirationDate": .string("2026-12-05T09:00:00Z"),
         ])
         XCTAssertEqual(sentences("tina"), ["premium: free trial, first payment due 2026-12-05"])
@@ -285,7 +287,8 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
             "isActive": .bool(false), "state": .string("revoked"), "renewState": .string("unknown"), "willRenew": .bool(false),
             "productId": .string("pro_yearly"), "startedDate": .string("2025-09-01T12:00:00Z"),
             "firstPurchaseDate": .string("2025-09-01T12:00:00Z"), "lastPurchaseDate": .string("2026-09-01T12:00:00Z"),
-            "expirationDate": .string("2026-11-15T13:20:00Z"),
+            "expirationDate": .string("2026-11-15T13:20:00Z"), "refundedAt": .string("2026-11-15T13:20:00Z"),
+            "revokedAt": .string("2026-11-15T13:20:00Z"),
         ])
         XCTAssertEqual(sentences("ralph"), ["premium: refunded on 2026-11-15"])
     }
@@ -348,7 +351,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
             "lastPurchaseDate": .string("2026-10-20T11:00:00Z"), "expirationDate": .string("2026-11-20T11:00:00Z"),
             "autoResumeDate": .string("2027-01-20T11:00:00Z"),
         ])
-        XCTAssertEqual(sentences("pia"), ["premium: paused until 2027-01-20"])
+        XCTAssertEqual(sentences("pia"), ["premium: paused from 2026-11-20 until 2027-01-20"])
     }
 
     func testUnknownStorePeriodAndOwnershipAndExtraFieldsNeverBreakALookup() throws {

@@ -177,10 +177,14 @@ final class RevenueCatErrorTests: RevenueCatTestCase {
         // run() asserts it for every call; here the failures that name the URL or the key's source.
         let keyFile = dir.write("key", FakeRevenueCat.key + "\n")
         chmod(keyFile, 0o644)
-        let result = runCLI(["--remote", rc.base, "--provider", "revenuecat", "--api-key-file", keyFile, "check", "tina", "--json"],
-                            env: ["XDG_CACHE_HOME": dir.path + "/cache"])
+        let arguments = ["--remote", rc.base, "--provider", "revenuecat", "--api-key-file", keyFile, "check", "tina", "--json"]
+        let refused = runCLI(arguments, env: ["XDG_CACHE_HOME": dir.path + "/cache"])
+        XCTAssertEqual(refused.status, .permissionDenied, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("readable by group or others"), refused.stderr)
+        XCTAssertFalse((refused.stdout + refused.stderr).contains(FakeRevenueCat.key))
+        chmod(keyFile, 0o600)
+        let result = runCLI(arguments, env: ["XDG_CACHE_HOME": dir.path + "/cache"])
         XCTAssertEqual(result.status, .success, result.stderr)
-        XCTAssertTrue(result.stderr.contains("readable by group or others"), result.stderr)
         XCTAssertFalse((result.stdout + result.stderr).contains(FakeRevenueCat.key))
         always(Self.error(401, code: 7225, "Invalid API key"))
         rc.expectedKey = "sk_WRONGkey999"

@@ -45,8 +45,11 @@ final class RevenueCatMappingTests: XCTestCase {
 
     func testPeriodTypes() throws {
         // A value this version does not know is unknown, never a guess; absent is a normal period.
+        // RevenueCat's OpenAPI description shows `NORMAL` as the field's example beside a lower-case
+        // enum; its SDKs read that example as normal, so a known value in another case is that value.
         let expected: [String: PeriodType] = ["\"normal\"": .normal, "\"trial\"": .trial, "\"intro\"": .intro,
-                                              "\"prepaid\"": .prepaid, "\"NORMAL\"": .unknown, "\"bonus\"": .unknown, "null": .normal]
+                                              "\"prepaid\"": .prepaid, "\"NORMAL\"": .normal, "\"Trial\"": .trial,
+                                              "\"bonus\"": .unknown, "\"NORMAL_\"": .unknown, "null": .normal]
         for (period, type) in expected {
             XCTAssertEqual(premium(try subscriber(["period_type": period])).periodType, type, period)
             XCTAssertEqual(premium(try subscriber(["period_type": period, "store": "\"promotional\""])).periodType, .promotional, period)
@@ -138,7 +141,9 @@ final class RevenueCatMappingTests: XCTestCase {
         }
     }
 
-    func testTheLatestPurchaseOfANonSubscriptionDescribesIt() throws {
+    /// RevenueCat's SDKs describe a one-time product's entitlement by the last purchase of its
+    /// `non_subscriptions` list (RevenueCat lists them oldest first), whatever the dates say.
+    func testTheLastPurchaseOfANonSubscriptionDescribesIt() throws {
         let body = """
             {"request_date": "\(Self.request)", "subscriber": {"entitlements": {"premium": {"product_identifier": "life", "expires_date": null}},
              "non_subscriptions": {"life": [{"purchase_date": "2026-05-01T00:00:00Z", "store": "stripe", "is_sandbox": true},
@@ -146,9 +151,9 @@ final class RevenueCatMappingTests: XCTestCase {
                                             {"purchase_date": "2026-02-01T00:00:00Z", "store": "play_store"}]}}}
             """
         let e = premium(try RevenueCatSubscriber.decode(Array(body.utf8)))
-        XCTAssertEqual(e.source, .stripe)
-        XCTAssertTrue(e.isSandbox)
-        XCTAssertEqual(e.startedDate, ISODate.parse("2026-05-01T00:00:00Z"))
+        XCTAssertEqual(e.source, .playstore)
+        XCTAssertFalse(e.isSandbox)
+        XCTAssertEqual(e.startedDate, ISODate.parse("2026-02-01T00:00:00Z"))
         XCTAssertEqual(e.sourceKind, .purchase)
     }
 

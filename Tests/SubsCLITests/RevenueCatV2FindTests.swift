@@ -71,7 +71,7 @@ final class RevenueCatV2FindTests: RevenueCatV2TestCase {
         XCTAssertEqual(rc.paths.filter { $0.hasPrefix("/v2/projects/\(F.project)/customers/lena?") }.count, 1, "\(rc.paths)")
 
         let tsv = run(["find", "MK3Q9Z7X1T", "--format", "tsv"])
-        XCTAssertEqual(tsv.stdout, "term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\nMK3Q9Z7X1T\tlena\torderId\t\tpremium\n")
+        XCTAssertEqual(tsv.stdout, "term\tcustomerId\tmatchedBy\temail\tactiveEntitlements\terror\nMK3Q9Z7X1T\tlena\torderId\t\tpremium\t\n")
     }
 
     func testNoMatchIsExit3WithAnEmptyList() throws {

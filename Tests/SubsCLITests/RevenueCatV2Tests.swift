@@ -119,6 +119,8 @@ final class RevenueCatV2CheckTests: RevenueCatV2TestCase {
             "source": .string("manual"), "grantType": .string("manual"), "startedDate": .string("2026-11-20T00:00:00Z"),
             "firstPurchaseDate": .string("2026-11-20T00:00:00Z"), "lastPurchaseDate": .string("2026-11-20T00:00:00Z"),
             "expirationDate": .string("2026-12-20T00:00:00Z"), "grantId": .string("sub_promo"),
+            // A promotional grant never renews: 0, known without its transactions.
+            "renewsCount": .number("0"),
         ])
         // The Stripe subscription is on the second page.
         assertEntitlement(doc, "premium", [
@@ -136,12 +138,13 @@ final class RevenueCatV2CheckTests: RevenueCatV2TestCase {
         assertEntitlement(doc, "premium", [
             "renewState": .string("nonRenewable"), "willRenew": .bool(false), "productId": .string("prod_lifetime"),
             "startedDate": .string("2026-01-05T10:00:00Z"), "firstPurchaseDate": .string("2026-01-05T10:00:00Z"),
-            "lastPurchaseDate": .string("2026-01-05T10:00:00Z"),
+            "lastPurchaseDate": .string("2026-01-05T10:00:00Z"), "renewsCount": .number("0"),
         ])
         assertEntitlement(doc, "noads", [
             "isActive": .bool(false), "state": .string("revoked"), "renewState": .string("nonRenewable"), "willRenew": .bool(false),
             "productId": .string("prod_noads"), "startedDate": .string("2026-02-01T10:00:00Z"),
             "firstPurchaseDate": .string("2026-02-01T10:00:00Z"), "lastPurchaseDate": .string("2026-02-01T10:00:00Z"),
+            "renewsCount": .number("0"),
         ])
     }
 
@@ -251,10 +254,13 @@ final class RevenueCatV2HistoryTests: RevenueCatV2TestCase {
     func testRenewCountForAppStoreAndPlayChains() throws {
         XCTAssertEqual(run(["renew-count", "alice", "premium"]).stdout, "2\n")
         XCTAssertEqual(run(["renew-count", "paula", "pro"]).stdout, "2\n")
-        // Stripe and a promotional grant: v2 lists no renewals of them.
+        // Stripe, renewed since it started: v2 lists no renewals of it. A promotional grant never renews.
         XCTAssertEqual(run(["renew-count", "paula", "premium"]).stdout, "-\n")
+        XCTAssertEqual(run(["renew-count", "paula", "cloud"]).stdout, "0\n")
         let doc = try json(["renew-count", "paula"])
-        XCTAssertEqual(doc["renewsCount"], .object(JSONObject([("cloud", .null), ("premium", .null), ("pro", .number("2"))])))
+        XCTAssertEqual(doc["byEntitlement"], .object(JSONObject([("cloud", .number("0")), ("premium", .null), ("pro", .number("2"))])))
+        // A chain v2 cannot count (the Stripe one behind premium) leaves the customer's total unknown.
+        XCTAssertEqual(doc["renewsCount"], .null)
         XCTAssertEqual(doc["customerId"], .string("paula"))
         XCTAssertEqual(run(["renew-count", "paula", "nothing"]).status, .notFound)
     }

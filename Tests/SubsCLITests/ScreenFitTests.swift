@@ -170,7 +170,9 @@ final class ScreenFitTests: XCTestCase {
         XCTAssertTrue(history.contains("2026-11-12 14:31Z (7d ago)"), history)
         let piped = screen(["check", "dave"], columns: nil, at: "2026-11-20").stdout
         XCTAssertTrue(piped.hasPrefix("as of 2026-11-20 00:00Z (--at)\n"), "piped too: \(piped)")
-        // --at now judges now: nothing to name.
-        XCTAssertFalse(screen(["check", "dave"], columns: nil, at: "now").stdout.contains("as of"))
+        // Any --at is named, the clock's instant included, so that a command pinned to an instant
+        // prints the same whatever the date (issue 30: the README's examples).
+        XCTAssertTrue(screen(["check", "dave"], columns: nil, at: "now").stdout.hasPrefix("as of 2026-12-01 12:00Z (--at)\n"))
+        XCTAssertTrue(screen(["check", "dave"], columns: nil, at: "2026-12-01T12:00:00Z").stdout.hasPrefix("as of 2026-12-01 12:00Z (--at)\n"))
     }
 }

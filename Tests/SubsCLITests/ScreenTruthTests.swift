@@ -66,7 +66,11 @@ final class ScreenTruthTests: XCTestCase {
                     case "billingRetry": XCTAssertTrue(row.status == "billing retry" && sentence.hasPrefix("billing retry"), label)
                     case "paused":
                         XCTAssertEqual(row.status, "paused", label)
-                        XCTAssertTrue(sentence.hasPrefix("paused until \(row.until.prefix(10))"), "\(label): \(row.until) / \(sentence)")
+                        // UNTIL is when access stopped (the end of the period); the sentence adds when it resumes.
+                        XCTAssertEqual(row.until.replacingOccurrences(of: " ", with: "T").prefix(16),
+                                       e["accessEndDate"]?.stringValue?.prefix(16), label)
+                        XCTAssertTrue(sentence.hasPrefix("paused from \(row.until.prefix(10)) until \(e["autoResumeDate"]?.stringValue?.prefix(10) ?? "?")"),
+                                      "\(label): \(row.until) / \(sentence)")
                     case "expired":
                         XCTAssertEqual(row.status, "expired", label)
                         XCTAssertTrue(sentence.contains(String(row.until.prefix(10))), "\(label): \(row.until) / \(sentence)")
@@ -113,7 +117,12 @@ final class ScreenTruthTests: XCTestCase {
         XCTAssertEqual(dave.rows.first?.status, "grace period")
         XCTAssertEqual(dave.rows.first?.until, "2026-12-12 14:30Z")
         XCTAssertEqual(dave.rows.first?.product, "pro_yearly_web (Stripe)")
-        XCTAssertEqual(table("frank", at: "2026-12-01T12:00Z").rows.first?.until, "2027-01-09 12:00Z", "a pause: when it resumes")
+        // A pause: UNTIL is when access stopped (issue 30: table, TSV and JSON tell the same
+        // story, and `accessEndDate > now` must not count a paused customer as covered); the
+        // sentence says when it resumes.
+        let frank = table("frank", at: "2026-12-01T12:00Z")
+        XCTAssertEqual(frank.rows.first?.until, "2026-11-09 12:00Z")
+        XCTAssertEqual(frank.sentences["premium"], "paused from 2026-11-09 until 2027-01-09")
         let gwen = table("gwen", at: "2026-12-01T12:00Z").rows.first
         XCTAssertEqual(gwen?.status, "active, won't renew")
         XCTAssertEqual(table("judy", at: "2026-12-01T12:00Z").rows.first?.status, "active, lifetime")

@@ -45,7 +45,7 @@ final class ServeEndToEndTests: XCTestCase {
         }
         try text.write(toFile: store, atomically: false, encoding: .utf8)
         let log = dir.path + "/serve.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: nil), "cannot create a test file")
         // A file, not a pipe: one log line per request must never wait for a reader.
         let process = try Binary.start(["--store", store, "serve", "--listen", "127.0.0.1:0"],
                                        stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))

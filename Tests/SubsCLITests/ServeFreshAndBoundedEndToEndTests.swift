@@ -20,7 +20,7 @@ private struct Served {
 
     static func start(_ store: String, in dir: TempDir, test: XCTestCase) throws -> Served {
         let log = dir.path + "/serve-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = try Binary.start(["--store", store, "serve", "--listen", "127.0.0.1:0"],
                                        stderr: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
         test.addTeardownBlock {

@@ -29,25 +29,25 @@ struct ScriptedSource: CustomerSource {
                         grantId: nil, transactions: [], sourceKind: .chain)
     }
 
-    func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         StatusAnswer(requestDate: t ?? Self.requestDate, statuses: ids.map { id in
             id == "ghost" ? nil : CustomerStatus(record: CustomerRecord(id: "QON_\(id)"), requestedId: id,
                                                  requestDate: Self.requestDate, entitlements: [Self.premium(active: id != "lapsed")])
         }, notes: t == nil ? [] : ["the current record was projected to the --at date"])
     }
 
-    func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         XCTFail("history must not be asked of a source without it")
         return nil
     }
 
-    func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         XCTFail("not used")
         return ChangeAnswer(requestDate: now, customers: [])
     }
 
-    func customerIds() throws -> [String] { ["alice", "bob"] }
-    func entitlementIds() throws -> [String] { ["premium"] }
+    func customerIds() throws -> [ID] { ["alice", "bob"] }
+    func entitlementIds() throws -> [ID] { ["premium"] }
 }
 
 final class SourceSeamTests: XCTestCase {

@@ -393,32 +393,40 @@ extension StoreHardeningTests {
             XCTAssertEqual(after.st_gid, 65534)
             XCTAssertEqual(after.st_mode & 0o7777, mode)
             XCTAssertEqual(try grants(store, "alice"), 1)
-            // The lock it created belongs to the store's owner too, and the store's writers may open it.
+            // The lock it created belongs to the store's owner too (who must be able to lock
+            // it), and nobody else may open it.
             let lock = fileStat(store + ".lock")
             XCTAssertEqual(lock.st_uid, 65534)
-            XCTAssertEqual(lock.st_mode & 0o777, (mode & 0o666) | 0o600)
+            XCTAssertEqual(lock.st_mode & 0o777, 0o600)
         }
     }
 
-    func testNewLockFileTakesTheStoresReadWriteBitsWhateverTheUmask() throws {
-        for mode: mode_t in [0o600, 0o660, 0o640, 0o666] {
+    func testNewLockFileIs0600WhateverTheStoresModeAndTheUmask() throws {
+        for (mode, mask) in [(0o600, 0o077), (0o660, 0o022), (0o644, 0o000), (0o666, 0o277)] as [(mode_t, mode_t)] {
             let store = dir.write("s\(mode).json", TestStore.json)
             chmod(store, mode)
-            let old = umask(0o077)
+            let old = umask(mask)
             let result = runCLI(["--store", store, "grant", "alice", "premium", "--lifetime", "-q"])
             umask(old)
             XCTAssertEqual(result.status.rawValue, 0, result.stderr)
-            XCTAssertEqual(fileStat(store + ".lock").st_mode & 0o777, mode, "store mode \(String(mode, radix: 8))")
+            XCTAssertEqual(fileStat(store + ".lock").st_mode & 0o777, 0o600, "store mode \(String(mode, radix: 8))")
             XCTAssertEqual(fileStat(store).st_mode & 0o777, mode)
         }
     }
 
-    func testExistingLockFileIsLeftAsItIs() throws {
-        let store = dir.write("store.json", TestStore.json)
-        let lock = dir.write("store.json.lock", "")
-        chmod(lock, 0o644)
-        XCTAssertEqual(runCLI(["--store", store, "grant", "alice", "premium", "--lifetime", "-q"]).status.rawValue, 0)
-        XCTAssertEqual(fileStat(lock).st_mode & 0o777, 0o644)
+    func testAnExistingLockFileOthersMayOpenIsNarrowedAGroupSharedOneKept() throws {
+        // Earlier versions gave a new lock file the store's read bits: whoever could read the
+        // store could hold its lock. Such a lock file of ours is narrowed; one a group shares
+        // (read and write for the group) keeps the group's bits, and loses the others'.
+        for (before, after) in [(0o644, 0o600), (0o640, 0o600), (0o604, 0o600), (0o666, 0o660), (0o660, 0o660),
+                                (0o600, 0o600)] as [(mode_t, mode_t)] {
+            let store = dir.write("store-\(before).json", TestStore.json)
+            let lock = dir.write("store-\(before).json.lock", "")
+            chmod(lock, before)
+            let result = runCLI(["--store", store, "grant", "alice", "premium", "--lifetime", "-q"])
+            XCTAssertEqual(result.status.rawValue, 0, result.stderr)
+            XCTAssertEqual(fileStat(lock).st_mode & 0o777, after, String(before, radix: 8))
+        }
     }
 
     func testLockFileThatIsASymlinkIsRefused() throws {

@@ -59,12 +59,16 @@ final class SubsAPIErrorStatusTests: XCTestCase {
             canned.count = 0
             canned.lock.unlock()
             for command in [["grant", "alice", "premium", "--duration", "P1D"], ["revoke", "alice", "premium"], ["history", "alice"]] {
-                // A GET's customer_not_found is a customer not found, said by the command itself.
-                let expected = command[0] == "history" && code == "customer_not_found" ? nil : "the server says \(code) \\x1b[31m"
+                // customer_not_found is a customer not found, said by the command itself as on a local
+                // store: a grant's hint names --create (not the API's "create": true), a revoke's none.
+                let expected = code == "customer_not_found" ? nil : "the server says \(code) \\x1b[31m"
                 let result = remote(base, command)
                 XCTAssertEqual(result.status, exit, "\(code) \(command[0]): \(result.stderr)")
                 if let expected {
                     XCTAssertEqual(result.stderr, "subs: error: \(expected)\n", "\(code) \(command[0])")
+                } else if command[0] != "history" {
+                    let hint = command[0] == "grant" ? "; add --create to create it" : ""
+                    XCTAssertEqual(result.stderr, "subs: error: customer 'alice' not found; nothing written\(hint)\n", command[0])
                 }
                 XCTAssertEqual(result.stdout, "")
             }

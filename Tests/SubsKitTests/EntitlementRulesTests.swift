@@ -104,6 +104,47 @@ final class EntitlementRulesTests: XCTestCase {
         XCTAssertEqual(try b.entitlement(at: "2026-02-05").state, .gracePeriod)
     }
 
+    /// docs/decisions.md: a billing issue at the renewal instant means the renewal was not paid.
+    /// A transaction is a payment taken, so a failed renewal charge is a billingIssue with no
+    /// renewal transaction: the period that ended goes into grace. When a retry succeeds, the
+    /// renewal transaction is recorded then (the demo's walter, a Stripe retry), closing the issue.
+    func testBillingIssueAtTheRenewalInstantMeansTheRenewalWasNotPaid() throws {
+        let failed = RecordBuilder()
+            .subscription("t1", on: "2026-01-01", expires: "2026-02-01")
+            .event(.billingIssue, on: "2026-02-01")
+        let inGrace = try failed.entitlement(at: "2026-02-03")
+        XCTAssertEqual(inGrace.state, .gracePeriod)
+        XCTAssertEqual(inGrace.renewState, .billingIssue)
+        XCTAssertFalse(inGrace.willRenew)
+        XCTAssertEqual(inGrace.lastPurchaseDate, at("2026-01-01"), "no renewal was paid")
+        XCTAssertEqual(inGrace.accessEndDate, at("2026-02-17"))
+
+        let recovered = failed
+            .subscription("t2", type: .subscriptionRenewed, on: "2026-02-04T16:12:00Z", expires: "2026-03-01")
+            .event(.billingRecovered, on: "2026-02-04T16:12:00Z")
+        XCTAssertEqual(try recovered.entitlement(at: "2026-02-04T16:11:59Z").state, .gracePeriod)
+        let renewed = try recovered.entitlement(at: "2026-02-05")
+        XCTAssertEqual(renewed.state, .active)
+        XCTAssertTrue(renewed.willRenew)
+        XCTAssertNil(renewed.billingIssueDetectedAt)
+        XCTAssertEqual(renewed.expirationDate, at("2026-03-01"))
+        XCTAssertEqual(renewed.renewsCount, 1)
+
+        // A renewal transaction at the same instant as the issue says that renewal was paid:
+        // the rule (P.transactionDate <= date) then reads the issue as about the next charge —
+        // active through the renewed period, renewal at risk. That is the story of a paid
+        // renewal, which is why the demo store records a failed charge without one.
+        let paidThenFailed = RecordBuilder()
+            .subscription("t1", on: "2026-01-01", expires: "2026-02-01")
+            .subscription("t2", type: .subscriptionRenewed, on: "2026-02-01", expires: "2026-03-01")
+            .event(.billingIssue, on: "2026-02-01")
+        let atRisk = try paidThenFailed.entitlement(at: "2026-02-03")
+        XCTAssertEqual(atRisk.state, .active)
+        XCTAssertEqual(atRisk.renewState, .billingIssue)
+        XCTAssertEqual(atRisk.lastPurchaseDate, at("2026-02-01"))
+        XCTAssertEqual(atRisk.expirationDate, at("2026-03-17"))
+    }
+
     func testRenewalAfterBillingIssueClosesIt() throws {
         let b = billingIssue
             .subscription("t2", type: .subscriptionRenewed, on: "2026-02-03", expires: "2026-03-03")

@@ -35,7 +35,7 @@ final class FileMappingTests: XCTestCase {
             for round in 0..<rounds {
                 let path = NSTemporaryDirectory() + "subs-mapping-\(thread)-\(round)-" + UUID().uuidString
                 let byte = UInt8(ascii: "a") + UInt8(thread)
-                FileManager.default.createFile(atPath: path, contents: Data(repeating: byte, count: 4 * page))
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: byte, count: 4 * page)), "cannot create a test file")
                 defer { unlink(path) }
                 let fd = open(path, O_RDONLY)
                 defer { close(fd) }

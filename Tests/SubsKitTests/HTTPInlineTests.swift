@@ -24,8 +24,8 @@ final class HTTPInlineTests: XCTestCase {
         var configuration = HTTPServerConfiguration.subsAPI(host: "127.0.0.1", port: 0)
         configuration.shutdownTimeout = 3
         configure(&configuration)
-        let server = HTTPServer(configuration: configuration, log: log.map { recorder in { recorder.record($0) } }, inline: { request in
-            threads.lock.withLock { threads.inline.insert(UInt(pthread_self())) }
+        let server = HTTPServer(configuration: configuration, log: log.map { recorder in { @Sendable entry in recorder.record(entry) } }, inline: { request in
+            threads.lock.withLock { _ = threads.inline.insert(UInt(pthread_self())) }
             guard request.method == "GET" else { return nil }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")],
                                 body: Array((request.path + String(repeating: ".", count: answerBytes)).utf8))

@@ -125,6 +125,88 @@ final class HTTPRequestParserTests: XCTestCase {
         XCTAssertEqual(refusal(Array(("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "c", count: 16 * 1024) + "\r\n\r\n").utf8))?.status, 431)
     }
 
+    func testEveryByteBeforeTheRequestLineCountsAgainstTheHeaderLimit() throws {
+        var limits = HTTPLimits()
+        limits.maxHeaderBytes = 200
+        let request = "GET / HTTP/1.1\r\nHost: h\r\nX: "
+        func head(_ size: Int) -> String { request + String(repeating: "a", count: size - request.utf8.count - 4) + "\r\n\r\n" }
+        // Eight blank lines (16 bytes) are tolerated before a request line, and they count.
+        let blank = String(repeating: "\r\n", count: 8)
+        XCTAssertEqual(try parseAll(blank + head(184), limits: limits).count, 1)
+        XCTAssertEqual(refusal(Array((blank + head(185)).utf8), limits: limits)?.status, 431)
+        // The same blank lines between two pipelined requests count against the second.
+        XCTAssertEqual(try parseAll(head(200) + blank + head(184), limits: limits).count, 2)
+        XCTAssertEqual(refusal(Array((head(200) + blank + head(185)).utf8), limits: limits)?.status, 431)
+        // A CR not followed by LF is refused at the byte after it, before the request line too.
+        for junk in ["\r\r", "\rGET / HTTP/1.1\r\nHost: h\r\n\r\n", "\r\n\r \r\n", "GET / HTTP/1.1\r\r\n"] {
+            XCTAssertEqual(refusal(Array(junk.utf8))?.status, 400, junk.debugDescription)
+        }
+        // Spaces or tabs before the request line are junk too: bounded by the limit, not held.
+        XCTAssertEqual(refusal(Array(String(repeating: " ", count: 300).utf8), limits: limits)?.status, 431)
+    }
+
+    /// A client that sends nothing but junk, 64 KiB at a time: the parser refuses it within the
+    /// header limit, whatever the junk, and never holds more than the limit (plus one read).
+    func testEndlessJunkIsRefusedWithinTheHeaderLimit() {
+        let limit = HTTPLimits().maxHeaderBytes
+        let junk: [(String, [UInt8], Int)] = [
+            ("bare CRs", [0x0D], 400), ("CRLFs", [0x0D, 0x0A], 400), ("LFs", [0x0A], 400), ("NULs", [0], 400),
+            ("spaces", [0x20], 431), ("tabs", [0x09], 400), ("a method that never ends", Array("GETGETGET".utf8), 400),
+            ("a target that never ends", Array("/aaaaaaa".utf8), 431),
+            ("tiny headers", Array("a:b\r\n".utf8), 431), ("one endless header", Array("xxxxxxxx".utf8), 431),
+            ("header continuations", Array(" x\r\n".utf8), 400),
+        ]
+        for (name, pattern, status) in junk {
+            var parser = HTTPRequestParser()
+            let prefix: [UInt8] = name.contains("header") ? Array("GET / HTTP/1.1\r\nHost: h\r\n".utf8)
+                : name.contains("target") ? Array("GET ".utf8) : []
+            parser.append(prefix)
+            let chunk = [UInt8]((0..<(65536 / pattern.count)).flatMap { _ in pattern })
+            var sent = prefix.count
+            var refused: HTTPParseError?
+            while refused == nil && sent < 64 << 20 {
+                parser.append(chunk)
+                sent += chunk.count
+                do throws(HTTPParseError) {
+                    let request = try parser.next()
+                    XCTAssertNil(request, name)
+                    XCTAssertLessThanOrEqual(parser.bufferedBytes, limit, name)
+                } catch {
+                    refused = error
+                }
+            }
+            XCTAssertEqual(refused?.status, status, "\(name): \(refused.map(String.init(describing:)) ?? "never refused")")
+            XCTAssertLessThanOrEqual(sent, limit + chunk.count + prefix.count, "\(name): read on past the limit")
+        }
+    }
+
+    func testAtMostAHundredHeaderFields() throws {
+        func request(fields: Int) -> String {
+            "GET / HTTP/1.1\r\nHost: h\r\n" + (1..<fields).map { "x\($0):\r\n" }.joined() + "\r\n"
+        }
+        XCTAssertEqual(HTTPLimits().maxHeaderFields, 100)
+        XCTAssertEqual(try parseAll(request(fields: 100))[0].headers.fields.count, 100)
+        let over = refusal(Array(request(fields: 101).utf8))
+        XCTAssertEqual(over?.status, 431)
+        XCTAssertEqual(over?.code, "header_too_large")
+    }
+
+    func testABodyThatTricklesIsHeldUpToItsLengthOnly() throws {
+        var parser = HTTPRequestParser()
+        parser.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100000\r\n\r\n".utf8))
+        XCTAssertNil(try parser.next())
+        XCTAssertEqual(parser.bufferedBytes, 0)
+        for i in 0..<99_999 {
+            parser.append([UInt8(i % 26) + 0x61])
+            if i % 997 == 0 { XCTAssertNil(try parser.next()) }
+        }
+        XCTAssertEqual(parser.bufferedBytes, 99_999)
+        XCTAssertNil(try parser.next())
+        parser.append(Array("zGET".utf8))
+        XCTAssertEqual(try parser.next()?.body.count, 100_000)
+        XCTAssertEqual(parser.bufferedBytes, 3, "the next request's bytes stay")
+    }
+
     func testBodyLimitIs413BeforeTheBodyArrives() throws {
         XCTAssertEqual(HTTPLimits().maxBodyBytes, 1024 * 1024)
         let over = refusal(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1048577\r\n\r\n".utf8))

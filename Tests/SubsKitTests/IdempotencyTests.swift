@@ -29,7 +29,7 @@ final class IdempotencyTests: XCTestCase {
                     body: Array(body.utf8))
     }
 
-    private func grants(_ id: String) throws -> Int {
+    private func grants(_ id: ID) throws -> Int {
         try XCTUnwrap(try LocalStore(path: path).lookup([id]).records.first ?? nil).grants.count
     }
 
@@ -188,9 +188,9 @@ final class IdempotencyTests: XCTestCase {
             let size = 300 + (i % 1200) * 150
             let answer = HTTPResponse(status: 201, headers: [("Content-Type", "application/json")],
                                       body: [UInt8](repeating: 0x61, count: size))
-            guard case .run = table.claim("key-\(i)", now: now) else { return XCTFail("key-\(i) was known") }
+            guard case .run = table.claim(Array("key-\(i)".utf8), now: now) else { return XCTFail("key-\(i) was known") }
             let fingerprint = RequestFingerprint(method: "POST", action: ["grants"], customer: "c\(i % 7)", body: Array("\(i)".utf8))
-            table.finish("key-\(i)", fingerprint, canonical: "c\(i % 7)", answer: answer, now: now)
+            table.finish(Array("key-\(i)".utf8), fingerprint, canonical: "c\(i % 7)", answer: answer, now: now)
             XCTAssertLessThanOrEqual(table.bytes, budget)
             if i > 100 { XCTAssertGreaterThan(table.count, 20, "the table was emptied at \(i)") }
             largest = max(largest, table.count)
@@ -199,9 +199,9 @@ final class IdempotencyTests: XCTestCase {
         let kept = table.count
         XCTAssertGreaterThanOrEqual(kept, budget / ((64 << 10) + IdempotencyTable.entryOverhead + 100))
         for i in (10_000 - kept)..<10_000 {
-            guard case .stored = table.claim("key-\(i)", now: now) else { return XCTFail("key-\(i) (recent) was evicted") }
+            guard case .stored = table.claim(Array("key-\(i)".utf8), now: now) else { return XCTFail("key-\(i) (recent) was evicted") }
         }
-        guard case .run = table.claim("key-\(10_000 - kept - 1)", now: now) else { return XCTFail("an old key outlived newer ones") }
+        guard case .run = table.claim(Array("key-\(10_000 - kept - 1)".utf8), now: now) else { return XCTFail("an old key outlived newer ones") }
         // Large answers are kept as a reference: many more keys fit than whole answers would.
         XCTAssertGreaterThan(largest, budget / (64 << 10))
     }

@@ -42,7 +42,7 @@ final class LinearWorkTests: XCTestCase {
         var record = CustomerRecord(id: "big")
         let eventTypes: [EventType] = [.billingIssue, .billingRecovered, .autoRenewDisabled, .autoRenewEnabled]
         for i in 0..<20_000 {
-            let chain = "c\(i % chains)"
+            let chain: ID = "c\(i % chains)"
             record.transactions.append(Transaction(
                 transactionId: "t\(i)", originalTransactionId: chain, productId: i % 3 == 0 ? "n" : "m",
                 type: i < chains ? .subscriptionStarted : .subscriptionRenewed, transactionDate: hour(i),

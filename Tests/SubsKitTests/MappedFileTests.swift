@@ -8,7 +8,7 @@ import XCTest
 final class MappedFileTests: XCTestCase {
     func temporaryFile(_ bytes: [UInt8]) -> String {
         let path = NSTemporaryDirectory() + "subs-mapped-" + UUID().uuidString
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot create a test file")
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }

@@ -22,12 +22,9 @@ final class PropertyTests: XCTestCase {
     /// an unrefunded subscription transaction whose period covers T, or whose product's grace
     /// period covers T while a billing issue of its chain is open; an unrefunded purchase; an
     /// unrevoked grant not yet expired.
-    func grantsAccess(_ entry: HistoryEntry, _ entitlement: String, at t: Instant, among entries: [HistoryEntry]) -> Bool {
+    func grantsAccess(_ entry: HistoryEntry, _ entitlement: ID, at t: Instant, among entries: [HistoryEntry]) -> Bool {
         guard entry.entitlements.contains(entitlement) else { return false }
-        func string(_ e: HistoryEntry, _ key: String) -> String? {
-            if case .string(let s)? = e.field(key) { return s }
-            return nil
-        }
+        func string(_ e: HistoryEntry, _ key: String) -> ID? { e.field(key)?.id }
         func date(_ e: HistoryEntry, _ key: String) -> Instant? {
             if case .date(let d)? = e.field(key) { return d }
             return nil
@@ -93,7 +90,7 @@ final class PropertyTests: XCTestCase {
             let record = RandomCustomers.customer("c\(seed)", &g, revocations: !plain, chains: plain ? 1...1 : 0...3,
                                                   others: !plain).record
             let revocations = record.transactions.compactMap(\.revocationDate)
-            var last: [String: (t: Instant, chain: String?, count: Int)] = [:]
+            var last: [ID: (t: Instant, chain: ID?, count: Int)] = [:]
             for t in RandomCustomers.instants(for: record, &g) {
                 for info in EntitlementRules.evaluate(record, catalog: RandomCustomers.catalog, at: t) {
                     let count = info.renewsCount ?? 0
@@ -114,10 +111,10 @@ final class PropertyTests: XCTestCase {
 
     // MARK: writes
 
-    func makeStore(_ customers: [(id: String, json: JSONObject)], _ g: inout SeededGenerator, in dir: TempDirectory) -> (path: String, bytes: Data) {
+    func makeStore(_ customers: [(id: ID, json: JSONObject)], _ g: inout SeededGenerator, in dir: TempDirectory) -> (path: String, bytes: Data) {
         let text = RandomCustomers.store(customers, &g)
         let path = dir.path + "/store.json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), "cannot create a test file")
         return (path, Data(text.utf8))
     }
 

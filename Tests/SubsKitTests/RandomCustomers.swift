@@ -34,8 +34,8 @@ enum RandomCustomers {
         var decoder = RecordDecoder()
         return decoder.catalog(.object(JSONObject(catalogJSON)))
     }()
-    static let subscriptionProducts = ["monthly", "basic", "yearly", "cloud"]
-    static let entitlements = ["premium", "cloud"]
+    static let subscriptionProducts: [ID] = ["monthly", "basic", "yearly", "cloud"]
+    static let entitlements: [ID] = ["premium", "cloud"]
 
     /// 2026-01-01T00:00:00Z: generated dates lie within about a year and a half after it.
     static let origin = Instant(seconds: 1_767_225_600)
@@ -54,7 +54,7 @@ enum RandomCustomers {
     /// A customer with 0–3 subscription chains (renewals, product changes, refunds, events),
     /// maybe a lifetime purchase and a consumable, and 0–2 manual grants. `revocations: false`
     /// gives one without refunds or revoked grants.
-    static func customer(_ id: String, _ g: inout SeededGenerator, revocations: Bool = true,
+    static func customer(_ id: ID, _ g: inout SeededGenerator, revocations: Bool = true,
                          chains chainCount: ClosedRange<Int> = 0...3, others: Bool = true) -> (record: CustomerRecord, json: JSONObject) {
         var record = CustomerRecord(id: id)
         var transactionsJSON: [JSONValue] = []
@@ -65,8 +65,8 @@ enum RandomCustomers {
         func addTransaction(_ t: Transaction) {
             record.transactions.append(t)
             var members: [(String, JSONValue)] = [
-                ("transactionId", .string(t.transactionId)), ("originalTransactionId", .string(t.originalTransactionId)),
-                ("productId", .string(t.productId)), ("type", .string(t.type.rawValue)),
+                ("transactionId", .string(t.transactionId.string)), ("originalTransactionId", .string(t.originalTransactionId.string)),
+                ("productId", .string(t.productId.string)), ("type", .string(t.type.rawValue)),
                 ("transactionDate", .string(ISODate.format(t.transactionDate))),
             ]
             if let e = t.expirationDate { members.append(("expirationDate", .string(ISODate.format(e)))) }
@@ -80,7 +80,7 @@ enum RandomCustomers {
         }
 
         for c in 0..<Int.random(in: chainCount, using: &g) {
-            let chainId = "\(id)-c\(c)"
+            let chainId: ID = "\(id)-c\(c)"
             var product = subscriptionProducts.randomElement(using: &g)!
             var start = date(&g, withinDays: 300)
             let count = Int.random(in: 1...6, using: &g)
@@ -114,10 +114,10 @@ enum RandomCustomers {
                 let when = date(&g, from: first!.adding(seconds: -86_400)!, withinDays: 200)
                 var event = SubscriptionEvent(type: type, date: when, originalTransactionId: chainId)
                 var members: [(String, JSONValue)] = [("type", .string(type.rawValue)), ("date", .string(ISODate.format(when))),
-                                                      ("originalTransactionId", .string(chainId))]
+                                                      ("originalTransactionId", .string(chainId.string))]
                 if type == .renewalProductChanged {
                     event.productId = subscriptionProducts.randomElement(using: &g)!
-                    members.append(("productId", .string(event.productId!)))
+                    members.append(("productId", .string(event.productId!.string)))
                 }
                 if type == .pauseScheduled {
                     event.autoResumeDate = date(&g, from: when, withinDays: 60)
@@ -146,15 +146,26 @@ enum RandomCustomers {
                               expirationDate: Bool.random(using: &g) ? date(&g, from: when.adding(seconds: 60)!, withinDays: 90) : nil,
                               grantedBy: "dana", reason: Bool.random(using: &g) ? "goodwill" : nil,
                               revokedAt: revocations && Int.random(in: 0..<3, using: &g) == 0 ? date(&g, from: when, withinDays: 60) : nil)
-            record.grants.append(grant)
+            var revokedBy: String?, revokeReason: String?
+            if grant.revokedAt != nil {
+                // Who and why, as `revoke` writes them (no random draw: the sequence stays as it was).
+                revokedBy = "sam"
+                revokeReason = n == 0 ? "chargeback" : nil
+            }
+            var recorded = grant
+            recorded.revokedBy = revokedBy
+            recorded.revokeReason = revokeReason
+            record.grants.append(recorded)
             var members: [(String, JSONValue)] = [
-                ("id", .string(grant.id)), ("entitlement", .string(grant.entitlement)),
+                ("id", .string(grant.id.string)), ("entitlement", .string(grant.entitlement.string)),
                 ("grantedAt", .string(ISODate.format(grant.grantedAt))),
                 ("expirationDate", grant.expirationDate.map { .string(ISODate.format($0)) } ?? .null),
                 ("grantedBy", .string("dana")),
             ]
             if let r = grant.reason { members.append(("reason", .string(r))) }
             if let r = grant.revokedAt { members.append(("revokedAt", .string(ISODate.format(r)))) }
+            if let by = revokedBy { members.append(("revokedBy", .string(by))) }
+            if let why = revokeReason { members.append(("revokeReason", .string(why))) }
             grantsJSON.append(.object(JSONObject(members)))
         }
 
@@ -168,11 +179,11 @@ enum RandomCustomers {
     }
 
     /// A whole store of customers, written compact or pretty (two spaces, four, or a tab).
-    static func store(_ customers: [(id: String, json: JSONObject)], _ g: inout SeededGenerator) -> String {
+    static func store(_ customers: [(id: ID, json: JSONObject)], _ g: inout SeededGenerator) -> String {
         let root = JSONValue.object(JSONObject([
             ("schemaVersion", .number("1")),
             ("products", .object(JSONObject(catalogJSON))),
-            ("customers", .object(JSONObject(customers.map { ($0.id, JSONValue.object($0.json)) }))),
+            ("customers", .object(JSONObject(customers.map { ($0.id.string, JSONValue.object($0.json)) }))),
             ("x-meta", .object(JSONObject([("generator", .string("property tests"))]))),
         ]))
         switch Int.random(in: 0..<4, using: &g) {

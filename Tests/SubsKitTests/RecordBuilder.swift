@@ -33,12 +33,12 @@ enum TestCatalog {
 struct RecordBuilder {
     private(set) var record: CustomerRecord
 
-    init(_ id: String = "alice") { record = CustomerRecord(id: id) }
+    init(_ id: ID = "alice") { record = CustomerRecord(id: id) }
 
     func build() -> CustomerRecord { record }
 
     /// A subscription transaction; `chain` defaults to "c1".
-    func subscription(_ id: String, chain: String = "c1", product: String = "pro_monthly",
+    func subscription(_ id: ID, chain: ID = "c1", product: ID = "pro_monthly",
                       type: TransactionType = .subscriptionStarted, on date: String, expires: String,
                       source: PurchaseSource = .appstore, environment: PurchaseEnvironment = .production,
                       ownership: OwnershipType = .owner, offerCode: String? = nil,
@@ -53,7 +53,7 @@ struct RecordBuilder {
     }
 
     /// A chain of monthly transactions starting on `start`: the given types, one month each.
-    func monthlyChain(_ chain: String = "c1", product: String = "pro_monthly", from start: String,
+    func monthlyChain(_ chain: ID = "c1", product: ID = "pro_monthly", from start: String,
                       types: [TransactionType]) -> RecordBuilder {
         var next = self
         var date = at(start)
@@ -67,7 +67,7 @@ struct RecordBuilder {
     }
 
     /// A one-time purchase (nonConsumable by default).
-    func purchase(_ id: String, product: String = "lifetime", type: TransactionType = .nonConsumablePurchase,
+    func purchase(_ id: ID, product: ID = "lifetime", type: TransactionType = .nonConsumablePurchase,
                   on date: String, source: PurchaseSource = .playstore,
                   environment: PurchaseEnvironment = .production, ownership: OwnershipType = .owner,
                   offerCode: String? = nil, revoked: String? = nil) -> RecordBuilder {
@@ -79,7 +79,7 @@ struct RecordBuilder {
         return next
     }
 
-    func event(_ type: EventType, on date: String, chain: String = "c1", productId: String? = nil,
+    func event(_ type: EventType, on date: String, chain: ID = "c1", productId: ID? = nil,
                autoResume: String? = nil) -> RecordBuilder {
         var next = self
         next.record.events.append(SubscriptionEvent(
@@ -89,7 +89,7 @@ struct RecordBuilder {
     }
 
     /// A manual grant; `until` nil = lifetime.
-    func grant(_ id: String, _ entitlement: String = "premium", on date: String, until: String?,
+    func grant(_ id: ID, _ entitlement: ID = "premium", on date: String, until: String?,
                by grantedBy: String? = nil, reason: String? = nil, revoked: String? = nil,
                revokedBy: String? = nil, revokeReason: String? = nil) -> RecordBuilder {
         var next = self
@@ -106,7 +106,7 @@ struct RecordBuilder {
     }
 
     /// One entitlement at T; fails the test when it is absent.
-    func entitlement(_ id: String = "premium", at t: String, file: StaticString = #filePath,
+    func entitlement(_ id: ID = "premium", at t: String, file: StaticString = #filePath,
                      line: UInt = #line) throws -> EntitlementInfo {
         try XCTUnwrap(evaluate(at: t).first { $0.id == id }, "no \(id) at \(t)", file: file, line: line)
     }

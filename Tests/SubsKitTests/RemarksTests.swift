@@ -19,6 +19,19 @@ final class RemarksTests: XCTestCase {
         XCTAssertEqual(remarks.warnings, ["z", "y"])
     }
 
+    /// A remark about one of two canonically equivalent ids is not a repeat of one about the
+    /// other (SPEC section 7): both customers are said.
+    func testRemarksNamingEquivalentIdsAreTwo() {
+        var remarks = Remarks()
+        remarks.note("RevenueCat created an empty subscriber for 'caf\u{E9}'")
+        remarks.note("RevenueCat created an empty subscriber for 'cafe\u{301}'")
+        remarks.warn("IAPHUB user '\u{212B}': products[0] left out")
+        remarks.warn("IAPHUB user '\u{C5}': products[0] left out")
+        remarks.warn("IAPHUB user '\u{C5}': products[0] left out")
+        XCTAssertEqual(remarks.notes.count, 2)
+        XCTAssertEqual(remarks.warnings.count, 2)
+    }
+
     func testNotesAndWarningsAreKeptApartEvenWithTheSameWords() {
         var remarks = Remarks()
         remarks.note("same words")

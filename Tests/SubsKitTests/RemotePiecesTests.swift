@@ -163,22 +163,30 @@ final class RemotePiecesTests: XCTestCase {
         }
     }
 
-    func testKeyFileReadableByOthersGivesAWarning() throws {
-        for mode in [0o644, 0o640, 0o604] {
+    func testKeyFileReadableOrWritableByOthersIsRefusedNamingTheFix() throws {
+        for mode in [0o644, 0o640, 0o604, 0o620, 0o602, 0o660, 0o666] {
             let path = try write(secret, mode: mode)
-            let loaded = try APIKey.load(flagFile: path, environmentFile: nil, environmentValue: nil)
-            XCTAssertEqual(loaded.warnings.count, 1, String(mode, radix: 8))
-            XCTAssertTrue(loaded.warnings[0].contains(path))
-            XCTAssertFalse(loaded.warnings[0].contains(secret))
+            XCTAssertThrowsError(try APIKey.load(flagFile: path, environmentFile: nil, environmentValue: nil), String(mode, radix: 8)) {
+                guard let error = $0 as? SecretFileError else { return XCTFail("\($0)") }
+                XCTAssertEqual(error.problem, .unsafe)
+                XCTAssertTrue(error.message.hasPrefix(path + ": the API key file is "), error.message)
+                XCTAssertTrue(error.message.hasSuffix("; chmod 600 " + path), error.message)
+                XCTAssertFalse(error.message.contains(self.secret))
+            }
         }
         for mode in [0o600, 0o400] {
-            XCTAssertEqual(try APIKey.load(flagFile: try write(secret, mode: mode), environmentFile: nil, environmentValue: nil).warnings, [])
+            XCTAssertNotNil(try APIKey.load(flagFile: try write(secret, mode: mode), environmentFile: nil, environmentValue: nil).key)
         }
     }
 
-    func testMissingKeyFileIsUnreadable() {
+    func testMissingKeyFileOrADirectoryIsAConfigurationProblem() throws {
         XCTAssertThrowsError(try APIKey.load(flagFile: "/nonexistent/key", environmentFile: nil, environmentValue: "x")) {
-            guard case RemoteError.apiKeyUnreadable("/nonexistent/key", _) = $0 else { return XCTFail("\($0)") }
+            XCTAssertEqual(($0 as? SecretFileError)?.problem, .missing, "\($0)")
+            XCTAssertEqual(($0 as? SecretFileError)?.message, "/nonexistent/key: cannot read the API key file: no such file or directory")
+        }
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try APIKey.load(flagFile: scratch, environmentFile: nil, environmentValue: nil)) {
+            XCTAssertEqual(($0 as? SecretFileError)?.problem, .notAFile, "\($0)")
         }
     }
 
@@ -351,7 +359,7 @@ final class RemotePiecesTests: XCTestCase {
 
     func testCacheWriteFailureIsAWarningNotAFailure() throws {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: scratch + "/file", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: scratch + "/file", contents: Data()), "cannot create a test file")
         let transport = ScriptedTransport { _ in RemoteResponse(status: 200, body: Array("{}".utf8)) }
         let answer = try makeClient(transport, cache: ResponseCache(directory: scratch + "/file/subs", clock: FixedClock(Instant(seconds: 0)))).get("/x")
         XCTAssertEqual(answer.response.status, 200)

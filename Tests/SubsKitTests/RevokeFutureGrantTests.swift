@@ -22,7 +22,7 @@ final class RevokeFutureGrantTests: XCTestCase {
 
         """
         let path = dir.path + "/store.json"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), "cannot create a test file")
         return (LocalStore(path: path, lockTimeout: 5), path, dir)
     }
 

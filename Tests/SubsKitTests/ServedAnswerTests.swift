@@ -43,8 +43,8 @@ final class ServedAnswerTests: XCTestCase {
     /// The answer as the server built it before issue 26: the stored record decoded, `id` first
     /// then its members but its own `id`, the catalog decoded, all written again.
     private func oldAnswer(_ id: String) throws -> JSONValue {
-        let stored = try XCTUnwrap(try LocalStore(path: path).storedRecord(id), id)
-        var record = JSONObject([("id", .string(stored.id))])
+        let stored = try XCTUnwrap(try LocalStore(path: path).storedRecord(ID(id)), id)
+        var record = JSONObject([("id", .string(stored.id.string))])
         for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
             record[member.key] = member.value
         }
@@ -73,7 +73,7 @@ final class ServedAnswerTests: XCTestCase {
     func testEveryDemoCustomerAndAliasIsTheOldAnswerPrettyCompactAndCRLF() throws {
         let demo = DemoStore.json
         try write(demo)
-        let ids = try LocalStore(path: path).customerIds()
+        let ids = try LocalStore(path: path).customerIds().strings
         XCTAssertEqual(ids.count, 25)
         let names = ids + ["alice-android"]
         try assertAnswersMatchTheOldPath(names)
@@ -148,14 +148,14 @@ final class ServedAnswerTests: XCTestCase {
                 .arrayValue?.count, 1)
             XCTAssertEqual(api.served.scans, 1, "a write of the server was scanned again")
             // The index made from the edits is the one a scan makes.
-            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds())
+            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings)
         }
     }
 
     /// Another program (`subs grant` beside the server) renames a new version in.
     private func outsideGrant(_ id: String, reason: String = "outside") throws {
         _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: reason, actor: "x",
-                                                   createMissing: false), to: [id], now: now, dryRun: false)
+                                                   createMissing: false), to: [ID(id)], now: now, dryRun: false)
     }
 
     /// Waits (at most 10 s) until `condition` holds.
@@ -188,7 +188,7 @@ final class ServedAnswerTests: XCTestCase {
         XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), after)
         XCTAssertEqual(api.served.recordsChecked, 1, "records that did not change were checked again")
         XCTAssertEqual(api.served.scans, 2)
-        try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds() + ["alice-android"])
+        try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings + ["alice-android"])
     }
 
     func testRequestsWaitForTheScanOfANewFileNeverForTheOldAnswer() throws {
@@ -306,7 +306,7 @@ final class ServedAnswerTests: XCTestCase {
                 XCTAssertEqual(grants.first?["reason"], .string("outside"))
             }
             XCTAssertEqual(try JSON.parse(api.handle(get("bob")).body), try oldAnswer("bob"))
-            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds())
+            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings)
         }
     }
 

@@ -100,7 +100,7 @@ final class StoreDifferentialTests: XCTestCase {
             .flatMap { $0 as? [String] }?.contains(id) == true })?.key
         guard let key, let record = customers[key] else { return nil }
         var decoder = RecordDecoder()
-        return decoder.customer(id: key, jsonValue(record), catalog: catalog, path: "customers")
+        return decoder.customer(id: ID(key), jsonValue(record), catalog: catalog, path: "customers")
     }
 
     func jsonValue(_ any: Any) -> JSONValue {
@@ -132,7 +132,7 @@ final class StoreDifferentialTests: XCTestCase {
             let path = dir.appendingPathComponent("many\(round).json").path
             try data.write(to: URL(fileURLWithPath: path))
             let asked = ids + aliases.keys + ids.prefix(10) + ["missing"]
-            let lookup = try LocalStore(path: path).lookup(asked)
+            let lookup = try LocalStore(path: path).lookup(asked.ids)
             XCTAssertGreaterThan(asked.count, 64)
             let reference = try referenceCustomers(data)
             for (id, record) in zip(asked, lookup.records) {
@@ -155,7 +155,7 @@ final class StoreDifferentialTests: XCTestCase {
             try data.write(to: URL(fileURLWithPath: path))
             let store = LocalStore(path: path)
             let asked = ids.shuffled(using: &g).prefix(8) + aliases.keys.shuffled(using: &g).prefix(4) + ["missing-\(round)"]
-            let lookup = try store.lookup(Array(asked))
+            let lookup = try store.lookup(Array(asked).ids)
             let reference = try referenceCustomers(data)
             for (id, record) in zip(asked, lookup.records) {
                 XCTAssertEqual(normalized(record), normalized(try referenceRecord(reference, id, catalog: lookup.catalog)),
@@ -163,7 +163,7 @@ final class StoreDifferentialTests: XCTestCase {
                 compared += 1
                 if record != nil { found += 1 }
             }
-            XCTAssertEqual(Set(try store.customerIds()), Set(ids), "round \(round)")
+            XCTAssertEqual(Set(try store.customerIds()), Set(ids.ids), "round \(round)")
             XCTAssertEqual(try StoreValidator.problems(path: path), [], "round \(round)")
         }
         XCTAssertGreaterThan(compared, 300)

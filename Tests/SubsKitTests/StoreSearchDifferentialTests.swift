@@ -47,6 +47,12 @@ final class StoreSearchDifferentialTests: XCTestCase {
                 values.append(crm)
             }
             if Bool.random(using: &g) { attributes["other"] = ids.randomElement(using: &g)! }
+            if Int.random(in: 0...2, using: &g) == 0 {
+                // A display name, typed by a support agent in any case; now and then another's id.
+                let name = Bool.random(using: &g) ? "Dana " + text(&g) : ids.randomElement(using: &g)!
+                attributes[Bool.random(using: &g) ? "$displayName" : "name"] = name
+                values.append(recased(name, &g))
+            }
             if !attributes.isEmpty { record["attributes"] = attributes }
             var transactions: [[String: Any]] = []
             var original = ""
@@ -90,6 +96,11 @@ final class StoreSearchDifferentialTests: XCTestCase {
             let attrs = record["attributes"] as? [String: Any] ?? [:]
             if let email = attrs["email"] as? String, Array(email.lowercased().utf8) == Array(term.lowercased().utf8) {
                 kinds.append(.email)
+            }
+            for key in MatchKind.displayNameKeys {
+                if let name = attrs[key] as? String, Array(name.lowercased().utf8) == Array(term.lowercased().utf8) {
+                    kinds.append(.displayName)
+                }
             }
             for tx in record["transactions"] as? [[String: Any]] ?? [] {
                 for kind in [MatchKind.transactionId, .originalTransactionId, .orderId] where tx[kind.rawValue] as? String == term {

@@ -85,7 +85,11 @@ final class SubsAPIBodyTests: XCTestCase {
         let refused = post(api, "/v1/customers/newbie/grants", #"{"entitlement": "premium", "expirationDate": null}"#)
         XCTAssertEqual(refused.status, 404)
         XCTAssertEqual(error(refused).code, "customer_not_found")
-        XCTAssertEqual(error(refused).message, "customer 'newbie' not found (use --create to create); nothing written")
+        // The hint names what exists where it is read: the body field, not the CLI's --create.
+        XCTAssertEqual(error(refused).message, #"customer 'newbie' not found (send "create": true to create it); nothing written"#)
+        let revoke = post(api, "/v1/customers/newbie/entitlements/premium/revoke", #"{"reason": "x"}"#)
+        XCTAssertEqual(error(revoke).code, "customer_not_found")
+        XCTAssertEqual(error(revoke).message, "customer 'newbie' not found; nothing written", "revoke creates nobody: no hint")
         XCTAssertEqual(post(api, "/v1/customers/newbie/grants", #"{"entitlement": "premium", "expirationDate": null, "create": false}"#).status, 404)
 
         let created = post(api, "/v1/customers/newbie/grants",
@@ -145,9 +149,13 @@ final class SubsAPIBodyTests: XCTestCase {
             let answer = api.failure(failure, writing: writing)
             XCTAssertEqual(answer.status, status, "\(failure)")
             XCTAssertEqual(error(answer).code, code, "\(failure)")
-            if let described = failure as? CustomStringConvertible, !(failure is CocoaError) {
-                XCTAssertTrue(error(answer).message?.contains(described.description) == true, "\(failure): \(error(answer).message ?? "")")
+            // subs's own errors carry their sentence into the answer; Foundation's are wrapped.
+            if !(failure is CocoaError) {
+                let described = String(describing: failure)
+                XCTAssertTrue(error(answer).message?.contains(described) == true, "\(failure): \(error(answer).message ?? "")")
             }
+            // Every hint names something that exists where it is read: an HTTP client runs no subs command.
+            XCTAssertFalse(error(answer).message?.contains("subs ") == true, "\(failure): \(error(answer).message ?? "")")
         }
         XCTAssertEqual(api.failure(StoreError.lockTimeout(path: path, seconds: 10)).headers.first { $0.0 == "Retry-After" }?.1, "1")
     }

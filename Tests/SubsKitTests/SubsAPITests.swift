@@ -145,8 +145,8 @@ final class SubsAPITests: XCTestCase {
         let ids = try LocalStore(path: path).customerIds()
         XCTAssertEqual(ids.count, 25)
         for id in ids {
-            XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/" + RemoteURL.segment(id))))["customer"]?["id"],
-                           .string(id), id)
+            XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/" + RemoteURL.segment(id.string))))["customer"]?["id"],
+                           .string(id.string), id.string)
         }
         XCTAssertEqual(try json(api.handle(request("GET", "/v1/customers/alice-android")))["customer"]?["id"], .string("alice"))
     }

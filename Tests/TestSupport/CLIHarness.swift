@@ -75,6 +75,7 @@ public struct CLIHarness {
             writeOut: { out.add($0); both.add($0) }, writeErr: { err.add($0); both.add($0) },
             readIn: { input }, environment: environment, clock: FixedClock(Instant(seconds: 0)),
             stdoutIsTerminal: terminal, finishOut: { delivery }, rawArguments: rawArguments)
+        context.stderrIsTerminal = terminal
         context.sourceOverride = source
         if let http { context.http = http }
         if let waitForStop { context.waitForStop = waitForStop }

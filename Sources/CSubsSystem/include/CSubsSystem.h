@@ -79,6 +79,12 @@ int subs_stop_signals_install(int fd);
 /// not wait. A hint: its result may be ignored.
 int subs_start_writeback(int fd, int64_t offset, int64_t count);
 
+// MARK: heap (heap_in_use.c)
+
+/// The bytes glibc's allocator has handed out and not taken back (mallinfo2: small blocks and
+/// mapped ones); 0 where mallinfo2 is missing.
+size_t subs_heap_in_use(void);
+
 // MARK: byte search (byte_search.c)
 
 /// memmem(haystack, length, needle, needle_length): the first occurrence, or NULL.

@@ -25,7 +25,7 @@ public enum CommandLineSpec {
     /// entries (`invocation.instant(Options.grantUntil)`), never through strings.
     public enum Options {
         static let require = OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
-                                        help: "Exit 1 if any listed customer lacks an active ENTITLEMENT")
+                                        help: "Exit {exit:requirement-missing} if any listed customer lacks an active ENTITLEMENT")
         static let active = OptionSpec("active", help: "Show only active entitlements")
         static let allowProjection = OptionSpec("allow-projection",
                                                 help: "Let --require gate on a platform's record projected to --at")
@@ -62,12 +62,12 @@ public enum CommandLineSpec {
         CommandSpec(.check, abstract: "Show the entitlement status of one or more customers",
                     discussion: "Shows every entitlement each customer holds a source for at the "
                         + "evaluation time, and why it is in its state. A customer without any "
-                        + "entitlement is found (exit 0); an unknown customer is exit 3.",
+                        + "entitlement is found (exit {exit:success}); an unknown customer is exit {exit:not-found}.",
                     arguments: [user],
                     options: [Options.require, Options.active, Options.allowProjection, Options.environment, Options.wide],
                     examples: [
                         Example("subs check alice", "Why has alice lost premium?"),
-                        Example("subs check alice --require premium -q", "CI gate: exit 0 only if alice has premium"),
+                        Example("subs check alice --require premium -q", "CI gate: exit {exit:success} only if alice has premium"),
                         Example("subs check alice bob --json | jq '.[].activeEntitlements'",
                                 "Active entitlements of two customers"),
                     ]),
@@ -86,14 +86,15 @@ public enum CommandLineSpec {
                     ]),
         CommandSpec(.revoke, abstract: "Revoke the manual grants of an entitlement",
                     discussion: "Revokes the customer's active manual grants of ENTITLEMENT; "
-                        + "purchases are not affected. Nothing to revoke is exit 3.",
+                        + "purchases are not affected. Nothing to revoke is exit {exit:not-found}.",
                     arguments: [user, entitlement],
                     options: [Options.reason, Options.actor, Options.dryRun],
                     examples: [Example("subs revoke alice premium --reason 'granted by mistake'",
                                        "Take back alice's manual premium")]),
-        CommandSpec(.history, abstract: "Show everything that happened to a customer, in time order",
-                    arguments: [ArgumentSpec("USER", kind: .customer,
-                                             help: "A customer id or alias; '-' reads ids from standard input")],
+        CommandSpec(.history, abstract: "Show everything that happened to customers, in time order",
+                    discussion: "With several USERs, one timeline per customer (JSON: an array with one element per USER "
+                        + "asked, in order); an unknown customer is exit status {exit:not-found} and does not stop the others.",
+                    arguments: [user],
                     options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit, Options.wide],
                     examples: [Example("subs history erin", "Why erin lost access: the timeline, with when access ended"),
                                Example("subs history alice --since 2026-01-01 --format jsonl",
@@ -110,7 +111,7 @@ public enum CommandLineSpec {
                     discussion: "Each TERM matches, in this order: a customer id or alias (exact); an email "
                         + "attribute (any case); a transactionId, originalTransactionId or orderId (exact); with "
                         + "--attribute KEY, that attribute's value (exact). Every customer found is listed once, with "
-                        + "how it matched and its active entitlements. A term that matches nothing is exit 3.",
+                        + "how it matched and its active entitlements. A term that matches nothing is exit {exit:not-found}.",
                     arguments: [ArgumentSpec("TERM", kind: .customer, arity: .oneOrMore,
                                              help: "An email, an order or transaction id (Apple MK3Q9Z7X1T, Google GPA.3312-...), "
                                                  + "or a customer id or alias; '-' reads terms from standard input, one per line")],
@@ -124,7 +125,7 @@ public enum CommandLineSpec {
                     options: [Options.demo],
                     examples: [Example("subs --store demo.json store init --demo", "A store to try subs on")]),
         CommandSpec(.storeValidate, abstract: "Check the whole store and list every problem with its path",
-                    examples: [Example("subs store validate", "Exit 65 and one line per problem when invalid")]),
+                    examples: [Example("subs store validate", "Exit {exit:data} and one line per problem when invalid")]),
         CommandSpec(.serve, abstract: "Serve the local store over the subs REST API",
                     discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
                         + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
@@ -134,6 +135,16 @@ public enum CommandLineSpec {
                     options: [Options.listen, Options.tokenFile],
                     examples: [Example("subs serve --listen 127.0.0.1:8787 --token-file token.txt",
                                        "Serve the store to subs --remote clients")]),
+        CommandSpec(.commands, abstract: "Describe the whole command line: with --json, as one JSON document",
+                    discussion: "With {flag:--json} (or {flag:--format} json): every command with its arguments, "
+                        + "options, exit statuses and examples; the global options; the environment variables; the "
+                        + "config file keys; the exit statuses; and each provider's APIs with what they offer. "
+                        + "It is made from the same description as help, the man page and the completions, for "
+                        + "scripts and agents to discover subs; docs/reference.md describes its keys. "
+                        + "The table lists the commands.",
+                    examples: [Example("subs commands --json | jq -r '.commands[].name'", "Every command's name"),
+                               Example("subs commands --json | jq '.providers[].apis[] | {title, notOffered}'",
+                                       "What each provider's API refuses, and why")]),
         CommandSpec(.completion, abstract: "Print the shell completion script",
                     arguments: [ArgumentSpec("SHELL", kind: .choice(["bash", "zsh", "fish"]),
                                              help: "The shell")],

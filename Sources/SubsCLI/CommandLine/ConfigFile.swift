@@ -45,18 +45,24 @@ struct ConfigFile {
         var message: String
     }
 
-    /// Reads and checks the file; nil when the default file does not exist.
+    /// Reads and checks the file; nil when the default file does not exist. The file decides
+    /// where the API key goes (`remote`, `api-key-file`), so it must be the user's own or root's
+    /// and writable by nobody else (`SecretFile`): else `SecretFileError` (exit 77), for the
+    /// default file too.
     static func load(path: String, explicit: Bool, environment: [String: String]) throws -> ConfigFile? {
         let shownPath = Terminal.escape(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            let err = errno
-            if err == ENOENT && !explicit { return nil }
-            throw Unreadable(message: "\(shownPath): cannot read config file: \(errorText(err))")
+        let fd: Int32
+        do {
+            fd = try SecretFile.open(path, kind: .config)
+        } catch {
+            switch error.problem {
+            case .unsafe: throw error
+            case .missing where !explicit: return nil
+            case .missing, .notAFile, .unreadable, .permissionDenied:
+                throw Unreadable(message: "\(shownPath): cannot read config file: \(error.reason)")
+            }
         }
         defer { close(fd) }
-        // O_NONBLOCK only keeps open() from waiting on a FIFO with no writer; reads block again.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         guard let (bytes, tooLarge) = readAll(fd: fd, limit: sizeLimit) else {
             throw Unreadable(message: "\(shownPath): cannot read config file: \(errorText(errno))")
         }

@@ -47,9 +47,9 @@ public enum EnvironmentSpec {
         "USER", help: "Who makes changes when neither --actor nor SUBS_ACTOR is given.")
     static let lockTimeout = EnvironmentVariable(
         "SUBS_LOCK_TIMEOUT",
-        help: "Seconds a write waits for the store lock before exit status 75, 0 or more in plain decimal; "
+        help: "Seconds a write waits for the store lock before exit status {exit:temporary}, 0 or more in plain decimal; "
             + "default 10, and 5 for serve, which then answers 503 busy before a client with the default "
-            + "--timeout gives up. Anything else is exit status 78.",
+            + "--timeout gives up. Anything else is exit status {exit:config}.",
         store: { value, options in
             guard let seconds = ValueCheck.seconds(value, allowingZero: true) else {
                 throw ValueProblem(reason: "\(Terminal.quoted(value)) is not a number of seconds (0 or more, e.g. 10 or 0.5)")
@@ -61,7 +61,24 @@ public enum EnvironmentSpec {
         store: { value, options in options.serverToken = value })
     static let noColor = EnvironmentVariable("NO_COLOR", help: "When set and not empty, --color auto prints no colour.")
     static let term = EnvironmentVariable("TERM", help: "When dumb, --color auto prints no colour.")
-    static let columns = EnvironmentVariable("COLUMNS", help: "Width of help text and tables; default 80.")
+    static let columns = EnvironmentVariable(
+        "COLUMNS", help: "Width of help text, tables and (on a terminal) error lines; default: the terminal's, else 80.")
+    static let lines = EnvironmentVariable(
+        "LINES", help: "Height of the terminal: output taller than it goes through the pager; default: the terminal's.")
+    /// Empty counts (it turns the pager off, as GIT_PAGER= does).
+    static let subsPager = EnvironmentVariable(
+        "SUBS_PAGER", emptyIsUnset: false,
+        help: "Same as --pager: the pager for output taller than the terminal; empty or cat: none.",
+        store: { value, options in options.pager = value })
+    /// Set for the pager when unset, as git does: less quits when the output fits one screen,
+    /// keeps colours and leaves the screen as it was (LV the same for lv).
+    static let less = EnvironmentVariable(
+        "LESS", help: "Options of less when it is the pager; when unset, subs gives it FRX for the pager, as git does.")
+    static let lv = EnvironmentVariable("LV", help: "Options of lv when it is the pager; when unset, subs gives it -c.")
+    static let pager = EnvironmentVariable(
+        "PAGER", emptyIsUnset: false,
+        help: "The pager when neither --pager, SUBS_PAGER nor the config file names one; empty or cat: none. "
+            + "Default less -FRX.")
     static let home = EnvironmentVariable(
         "HOME", help: "The home directory; when unset or empty, the one in the password database.")
     static let xdgDataHome = EnvironmentVariable(
@@ -85,11 +102,18 @@ public enum EnvironmentSpec {
             if let seconds = Double(value) { options.writePause?.seconds = seconds }
         })
 
+    /// Test hook: the bytes of remote answers a command may hold (RemoteBudget), lowered.
+    static let testAnswerBytes = EnvironmentVariable(
+        "SUBS_TEST_ANSWER_BYTES", hidden: true, help: "",
+        store: { value, options in
+            if let bytes = ValueCheck.bytes(value) { options.answerBytes = bytes }
+        })
+
     /// The variables without an option of their own, in the order the man page lists them;
     /// the resolver reads those with a `store` in this order.
     static let variables: [EnvironmentVariable] = [apiKey] + providerVariables + [
-        now, user, lockTimeout, serverToken, noColor, term, columns, home,
-        xdgDataHome, xdgConfigHome, xdgCacheHome, httpsProxy, testPauseAt, testPauseFor,
+        now, user, lockTimeout, serverToken, noColor, term, columns, lines, subsPager, pager, less, lv, home,
+        xdgDataHome, xdgConfigHome, xdgCacheHome, httpsProxy, testPauseAt, testPauseFor, testAnswerBytes,
     ]
 
     /// The variables a provider reads without an option (ProviderDescriptor.settings).

@@ -1,59 +1,95 @@
 // The exit statuses `subs help COMMAND` lists: what each status means for that command, then
-// the statuses every command shares. The full table (SPEC section 1) is in `subs help` and
+// the statuses every command shares. The full table (ExitCode.meanings) is in `subs help` and
 // man subs; these are its words for one command, so a script writer reads them where they look.
+// What a provider does not offer comes from ProviderMatrix, never from a list written here.
+
+import SubsKit
 
 enum ExitStatusHelp {
-    /// Statuses every command that reads customers may end with, after its own.
-    static let shared: [(String, String)] = [
-        ("64", "Usage error; or something this provider or API version does not offer (the message names "
-            + "what does). Retrying cannot help"),
-        ("65-78", "The store or the remote failed: 65 invalid store, 66 no store, 69 remote unreachable "
-            + "(retry later), 75 busy or rate limited, 76 remote protocol error, 77 permission denied, "
-            + "78 configuration; see 'subs help'"),
+    /// The failures of the store and the remote every command that reads customers may meet,
+    /// in one help line after its own statuses.
+    static let failures: [(ExitCode, String)] = [
+        (.dataError, "invalid store"), (.noInput, "no store"), (.unavailable, "remote unreachable (retry later)"),
+        (.temporaryFailure, "busy or rate limited"), (.protocolError, "remote protocol error"),
+        (.permissionDenied, "permission denied"), (.configError, "configuration"),
     ]
 
+    static let usage: (ExitCode, String) = (.usage, "Usage error; or something this provider or API version does not "
+                                                + "offer (the message names what does). Retrying cannot help")
+
+    /// A 64 line naming the APIs that refuse what `command` asks.
+    static func notOffered(_ parts: [(String, [SourceOperation])]) -> (ExitCode, String) {
+        let refused = parts.compactMap { what, operations -> String? in
+            let titles = operations.flatMap(ProviderMatrix.refusing).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            return titles.isEmpty ? nil : what + " on " + ProviderMatrix.listed(titles)
+        }
+        let which = refused.isEmpty ? "" : " (" + refused.joined(separator: "; ") + ")"
+        return (.usage, "Usage error; or not offered by the provider or API version" + which
+                    + ": the message names what does. Retrying cannot help")
+    }
+
     /// The command's own statuses.
-    static func own(_ command: CommandName) -> [(String, String)] {
+    static func own(_ command: CommandName) -> [(ExitCode, String)] {
         switch command {
         case .check:
-            return [("0", "Every customer found (with --require: each one has every required entitlement)"),
-                    ("1", "--require: a customer lacks an active ENTITLEMENT; each one is named on standard error with why"),
-                    ("3", "A customer not found (the others are still printed), or a --require entitlement no product unlocks")]
+            return [(.success, "Every customer found (with {flag:--require}: each one has every required entitlement)"),
+                    (.requirementMissing, "{flag:--require}: a customer lacks an active ENTITLEMENT; each one is named on standard error with why"),
+                    (.notFound, "A customer not found (the others are still printed), or a {flag:--require} entitlement no product unlocks")]
         case .grant:
-            return [("0", "Written (with --dry-run: printed, nothing written)"),
-                    ("3", "A customer not found (without --create), or an entitlement no product unlocks; nothing written"),
-                    ("73", "The store cannot be written; it is left unchanged")]
+            return [(.success, "Written (with {flag:--dry-run}: printed, nothing written)"),
+                    (.notFound, "A customer not found (without {flag:--create}), or an entitlement no product unlocks; nothing written"),
+                    notOffered([("grant", [.grants]), ("{flag:--lifetime}", [.lifetimeGrants]),
+                                ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+                    (.cannotWrite, "The store cannot be written; it is left unchanged")]
         case .revoke:
-            return [("0", "Every customer's manual grants of ENTITLEMENT revoked"),
-                    ("3", "A customer not found, or no active manual grant to revoke; nothing written"),
-                    ("73", "The store cannot be written; it is left unchanged")]
+            return [(.success, "Every customer's manual grants of ENTITLEMENT revoked"),
+                    (.notFound, "A customer not found, or no active manual grant to revoke; nothing written"),
+                    notOffered([("revoke", [.grants]), ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+                    (.cannotWrite, "The store cannot be written; it is left unchanged")]
         case .history:
-            return [("0", "The history printed, even when empty"),
-                    ("3", "A customer not found, or an --entitlement no product unlocks")]
+            return [(.success, "The history printed, even when empty"),
+                    (.notFound, "A customer not found, or an {flag:--entitlement} no product unlocks"),
+                    notOffered([("history", [.history])])]
         case .renewCount:
-            return [("0", "The counts printed"),
-                    ("3", "A customer not found, an ENTITLEMENT no product unlocks, or one the customer never had")]
+            return [(.success, "The counts printed"),
+                    (.notFound, "A customer not found, an ENTITLEMENT no product unlocks, or one the customer never had"),
+                    notOffered([("renew-count", [.renewCount])])]
         case .storeInit:
-            return [("0", "The store was created"),
-                    ("73", "A store already exists there, or the file cannot be written")]
+            return [(.success, "The store was created"),
+                    (.cannotWrite, "A store already exists there, or the file cannot be written")]
         case .storeValidate:
-            return [("0", "The store is valid"),
-                    ("65", "Not valid: one line per problem, with its path"),
-                    ("66", "No store at the path, or it cannot be read")]
+            return [(.success, "The store is valid"),
+                    (.dataError, "Not valid: one line per problem, with its path"),
+                    (.noInput, "No store at the path, or it cannot be read")]
         case .serve:
-            return [("0", "Stopped by SIGINT or SIGTERM after the requests in flight"),
-                    ("64", "A non-loopback --listen without a token, or a bad option"),
-                    ("69", "The address cannot be listened on")]
+            return [(.success, "Stopped by SIGINT or SIGTERM after the requests in flight"),
+                    (.usage, "A non-loopback {flag:--listen} without a token, or a bad option"),
+                    (.unavailable, "The address cannot be listened on")]
         default:
-            // completion, help, and a command added without its own list.
-            return [("0", "Success"), ("64", "Usage error")]
+            // completion, help, commands, and a command added without its own list.
+            return [(.success, "Success"), (.usage, "Usage error")]
         }
     }
 
-    /// The command's statuses and the shared ones it does not already explain.
+    /// Commands that read no customers: their own statuses only.
+    static let standalone: Set<CommandName> = [.completion, .help, .commands]
+
+    /// Every status `command` may end with and what it means there (`commands --json`).
+    static func statuses(for command: CommandName) -> [(ExitCode, String)] {
+        let own = own(command)
+        if standalone.contains(command) { return own }
+        return own + ([usage] + failures).filter { code, _ in !own.contains { $0.0 == code } }
+    }
+
+    /// `subs help COMMAND`'s rows: its own statuses, 64, then the failures in one row (65-78).
     static func lines(for command: CommandName) -> [(String, String)] {
         let own = own(command)
-        if command == .completion || command == .help { return own }
-        return own + shared.filter { code, _ in !own.contains { $0.0 == code } }
+        var rows = own.map { (String($0.0.rawValue), $0.1) }
+        if standalone.contains(command) { return rows }
+        if !own.contains(where: { $0.0 == .usage }) { rows.append((String(usage.0.rawValue), usage.1)) }
+        let codes = failures.map(\.0.rawValue)
+        rows.append(("\(codes.min() ?? 0)-\(codes.max() ?? 0)", "The store or the remote failed: "
+                        + failures.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ") + "; see 'subs help'"))
+        return rows
     }
 }

@@ -60,9 +60,21 @@ enum GlobalOptionTable {
         GlobalOption(OptionSpec("no-color", alias: OptionAlias("color", "never"), help: "Same as --color never"), nil),
         GlobalOption(OptionSpec("quiet", short: "q", help: "Print nothing on standard output; the exit status tells"),
                      flag { $0.quiet = true }),
+        // SUBS_PAGER is read as an EnvironmentSpec variable: an empty value turns the pager off.
+        GlobalOption(OptionSpec("pager", kind: .text, valueName: "COMMAND", defaultValue: "$SUBS_PAGER, then $PAGER, then less -FRX",
+                                help: "On a terminal, output taller than the screen goes through COMMAND; empty or cat: no pager"),
+                     config: true, text { $0.pager = $1 }),
+        GlobalOption(OptionSpec("no-pager", alias: OptionAlias("pager", "cat"), help: "Same as --pager cat: never a pager"), nil),
         GlobalOption(OptionSpec("timeout", kind: .seconds, valueName: "SECONDS", environment: "SUBS_TIMEOUT",
-                                defaultValue: "10", help: "Remote request timeout in seconds, fractions allowed"),
+                                defaultValue: "10",
+                                help: "Remote time budget in seconds, fractions allowed: every request of the command "
+                                    + "ends within it"),
                      config: true, typed({ $0.seconds }) { $0.timeout = $1 }),
+        GlobalOption(OptionSpec("cache-max", kind: .bytes, valueName: "SIZE", environment: "SUBS_CACHE_MAX",
+                                defaultValue: "128M",
+                                help: "Bound of the remote answer cache, in bytes or with K, M, G; the oldest "
+                                    + "answers go first; 0 caches nothing"),
+                     config: true, typed({ $0.count }) { $0.cacheMax = $1 }),
         GlobalOption(OptionSpec("offline", help: "Remote: answer from the local cache only"), flag { $0.offline = true }),
         GlobalOption(OptionSpec("max-age", kind: .duration, valueName: "DURATION",
                                 help: "Remote: answer from the cache when it is younger than DURATION"),

@@ -79,9 +79,9 @@ public enum HelpRenderer {
         "USAGE: " + wrap(line, indent: 7, columns: columns).dropFirst(7)
     }
 
-    /// SPEC section 1's table, one line each; man subs says more.
+    /// The exit status table (ExitCode.meanings), one line each; man subs says more.
     static var overviewExitStatuses: [(String, String)] {
-        ExitCode.meanings.compactMap { row in row.summary.map { ("\(row.code.rawValue)", $0) } }
+        ExitCode.meanings.map { (String($0.code.rawValue), $0.summary) }
     }
 
     /// `  64      Usage error…`: status codes are short, so their sentences start at column 10.
@@ -112,8 +112,10 @@ public enum HelpRenderer {
     }
 
     /// Greedy word wrap; every line starts with `indent` spaces and ends with a newline.
-    /// A word longer than the line stays whole rather than being cut.
-    static func wrap(_ text: String, indent: Int, columns: Int) -> String {
+    /// A word longer than the line stays whole rather than being cut. Prose markup
+    /// ({flag:--remote}, {exit:usage}) is resolved first: all help text passes here.
+    static func wrap(_ prose: String, indent: Int, columns: Int) -> String {
+        let text = ProseMarkup.render(prose)
         let width = max(columns - indent, 20)
         let pad = String(repeating: " ", count: indent)
         var lines: [String] = []

@@ -9,7 +9,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case find
     case storeInit = "store init"
     case storeValidate = "store validate"
-    case serve, completion, help
+    case serve, commands, completion, help
     /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
     case complete = "__complete"
 
@@ -63,6 +63,8 @@ public struct GlobalOptions: Equatable, Sendable {
     public var color: ColorMode = .auto
     public var quiet: Bool = false
     public var timeout: Double = 10
+    /// `--cache-max` (SUBS_CACHE_MAX): the bound of the answer cache in bytes; 0 turns it off.
+    public var cacheMax: Int = ResponseCache.defaultMaxBytes
     public var offline: Bool = false
     public var maxAge: ISODuration?
     /// Seconds a write waits for the store lock (`SUBS_LOCK_TIMEOUT`: plain decimal, 0 = do not
@@ -75,8 +77,13 @@ public struct GlobalOptions: Equatable, Sendable {
     public var providerSettings: [String: String] = [:]
     /// `SUBS_SERVER_TOKEN`: the token `serve` requires when no --token-file is given.
     public var serverToken: String?
+    /// Test hook (`SUBS_TEST_ANSWER_BYTES`): the bytes of remote answers a command may hold,
+    /// lowered so that a test reaches the bound without sending 256 MiB.
+    public var answerBytes: Int = RemoteBudget.defaultByteLimit
     /// Test hook (`SUBS_TEST_PAUSE_AT`, `SUBS_TEST_PAUSE_FOR`): where the store writer pauses.
     public var writePause: WritePause?
+    /// The pager (`--pager`, `--no-pager`, SUBS_PAGER, the config file); nil: PAGER, else `less -FRX`.
+    public var pager: String?
     /// The config file that was read, if any.
     public var configPath: String?
     /// Said on stderr before the command runs (`subs: warning: ...`): a default config file
@@ -160,7 +167,7 @@ extension OptionValue {
             case nil: self = .flag
             case .date?: self = .instant
             case .duration?: self = .duration
-            case .count?: self = .count
+            case .count?, .bytes?: self = .count
             case .seconds?: self = .seconds
             case .hostPort?: self = .hostPort
             case .text?, .nonEmptyText?, .file?, .url?, .choice?, .customer?, .entitlement?, .command?: self = .text

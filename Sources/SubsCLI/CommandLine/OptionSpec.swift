@@ -18,6 +18,9 @@ public enum ValueKind: Equatable, Sendable {
     case count
     /// A positive number of seconds, fractions allowed.
     case seconds
+    /// A size in bytes: digits, optionally followed by K, M or G (powers of 1024; `KiB`, `MB`…
+    /// read alike); 0 allowed.
+    case bytes
     /// One of a fixed list of words.
     case choice([String])
     /// A customer id or alias (completed from the store).

@@ -48,6 +48,11 @@ enum ValueCheck {
                 throw ValueProblem(reason: "\(shown) is not a positive number of seconds")
             }
             return .seconds(seconds)
+        case .bytes:
+            guard let bytes = bytes(text) else {
+                throw ValueProblem(reason: "\(shown) is not a size in bytes (e.g. 134217728, 128M, 64K, 1G or 0)")
+            }
+            return .count(bytes)
         case .choice(let words):
             guard words.contains(text) else {
                 throw ValueProblem(reason: "\(shown) is not one of \(words.joined(separator: ", "))",
@@ -94,6 +99,26 @@ enum ValueCheck {
               parts.contains(where: { !$0.isEmpty }),
               let value = Double(text), value.isFinite, value > 0 || (allowingZero && value == 0) else { return nil }
         return value
+    }
+
+    /// A size: digits, then nothing (bytes) or K, M, G (× 1024, 1024², 1024³), which may be
+    /// followed by `i`, then `B` (`64K`, `128MiB`, `1GB`); at most 2^62 bytes.
+    static func bytes(_ text: String) -> Int? {
+        let digits = text.prefix { $0.isASCIIDigit }
+        guard !digits.isEmpty, digits.count <= 19, let number = Int(digits) else { return nil }
+        var unit = text.dropFirst(digits.count).uppercased()
+        if unit.hasSuffix("B") && unit.count > 1 { unit.removeLast() }
+        if unit.hasSuffix("I") && unit.count > 1 { unit.removeLast() }
+        let shift: Int
+        switch unit {
+        case "": shift = 0
+        case "K": shift = 10
+        case "M": shift = 20
+        case "G": shift = 30
+        default: return nil
+        }
+        guard number <= (1 << 62) >> shift else { return nil }
+        return number << shift
     }
 
     /// `HOST:PORT` split in two; an IPv6 host comes in brackets. Port 0 asks the system for one.

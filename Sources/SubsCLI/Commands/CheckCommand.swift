@@ -6,7 +6,7 @@ enum CheckCommand {
     private typealias Options = CommandLineSpec.Options
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
-        let required = invocation.texts(Options.require)
+        let required = invocation.texts(Options.require).ids
         let users = try Commands.users(invocation.positionals, context, requiringIds: !required.isEmpty, command: .check)
         let environment = invocation.text(Options.environment).flatMap(EnvironmentFilter.init(rawValue:)) ?? .any
         let source = try Commands.source(invocation, context)
@@ -20,11 +20,19 @@ enum CheckCommand {
 
         var status = ExitCode.success
         var customers: [Asked<CustomerStatus>] = []
-        for (id, customer) in zip(users, answer.statuses) {
+        var unanswered: [(id: ID, error: RemoteError)] = []
+        let nearby = NearbyCustomers(source)
+        for (index, (id, customer)) in zip(users, answer.statuses).enumerated() {
+            // Never a gate passed on a customer the budget left unread: the batch fails with 69.
+            if let spent = answer.unanswered[index] {
+                unanswered.append((id, spent))
+                customers.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
             guard let customer else {
-                let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
-                customers.append(.missing(missing))
+                let failure = FindHint.notFound(id, source: source, nearby: nearby)
+                status = status.combined(with: Commands.report(failure, context))
+                customers.append(.missing(Missing.customer(id, failure)))
                 continue
             }
             customers.append(.found(customer))
@@ -35,6 +43,7 @@ enum CheckCommand {
                 context.writeErr(Terminal.message("subs: \(Terminal.quoted(id, escaping: false)) lacks \(Terminal.quoted(entitlement, escaping: false)): \(why)") + "\n")
             }
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
         var style = Commands.style(invocation, context)
@@ -48,7 +57,7 @@ enum CheckCommand {
     /// A platform answers for now only: with `--at` subs projects today's record, which says
     /// nothing reliable about T (a renewal, a refund, a purchase since then), so a gate must not
     /// pass or fail on it unless asked to. Said before anything is sent.
-    private static func refuseGatingOnAProjection(_ required: [String], source: CustomerSource, _ invocation: Invocation) throws {
+    private static func refuseGatingOnAProjection(_ required: [ID], source: CustomerSource, _ invocation: Invocation) throws {
         guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(CommandLineSpec.Options.allowProjection),
               !source.capabilities.contains(.evaluationAtAnyInstant) else { return }
         throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider.rawValue) answers "
@@ -57,12 +66,12 @@ enum CheckCommand {
     }
 
     /// Why `customer` does not pass `--require entitlement`, or nil when it does.
-    private static func gateFailure(_ customer: CustomerStatus, _ entitlement: String,
+    private static func gateFailure(_ customer: CustomerStatus, _ entitlement: ID,
                                      environment: EnvironmentFilter) -> String? {
         guard let e = customer.entitlements.first(where: { $0.id == entitlement }) else {
             return environment == .any ? "never had it" : "no \(environment.rawValue) purchase or grant of it"
         }
         guard !e.isActive else { return nil }
-        return Explanation.sentence(for: e).map { String($0.dropFirst(e.id.count + 2)) } ?? Wording.status(e)
+        return Explanation.sentence(for: e).map { String($0.dropFirst(e.id.string.count + 2)) } ?? Wording.status(e)
     }
 }

@@ -17,6 +17,7 @@ public enum Commands {
             case .complete: return CompleteCommand.run(invocation, context)
             case .serve: return try ServeCommand.run(invocation, context)
             case .completion: return CompletionCommand.run(invocation, context: context)
+            case .commands: return try CommandsCommand.run(invocation, context)
             case .help:
                 // Answered by CLI before commands run.
                 throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
@@ -53,13 +54,15 @@ public enum Commands {
         case let notOffered as NotOffered:
             // What the provider or API version cannot do is a usage error, never 69: a script
             // that retries on 69 ("unreachable, try later") would retry it forever.
-            return (.usage, notOffered.reason)
+            return (.usage, ProseMarkup.render(notOffered.reason))
         case let remote as RemoteError:
             return (exitCode(for: remote), remote.description)
         case let refusal as SubsAPIError:
             return (exitCode(for: refusal), refusal.description)
         case let wrong as WrongBaseURL:
             return (.configError, wrong.description)
+        case let secret as SecretFileError:
+            return (exitCode(for: secret), secret.message)
         case let provider as ProviderError:
             return (exitCode(for: provider.category), provider.description)
         default:
@@ -71,12 +74,17 @@ public enum Commands {
         switch error {
         case .unavailable, .timeout, .notCached, .libcurlMissing: return .unavailable
         case .rateLimited: return .temporaryFailure
-        case .protocolError: return .protocolError
+        case .protocolError, .answersTooLarge: return .protocolError
         case .unauthorized: return .permissionDenied
         case .notFound: return .notFound
         case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        case .apiKeyPermissionDenied: return .permissionDenied
         }
+    }
+
+    /// A key, token or config file refused (another user's, others may write or read it) or
+    /// not readable for want of permission: 77; missing, a directory: configuration (78).
+    static func exitCode(for error: SecretFileError) -> ExitCode {
+        error.isPermissionProblem ? .permissionDenied : .configError
     }
 
     /// A platform's refusal, by its kind: every platform's errors end alike.
@@ -112,6 +120,19 @@ public enum Commands {
         try SourceFactory.make(invocation, context)
     }
 
+    /// Says, in one line for all of them, which customers of a batch the remote budget left
+    /// unanswered (`unanswered`: their ids and errors, in order); returns the status they stand
+    /// for (69 for a timeout, 76 for answers too large), `.success` when there are none.
+    static func reportUnanswered(_ unanswered: [(id: ID, error: RemoteError)], of total: Int, _ context: Context) -> ExitCode {
+        guard let first = unanswered.first else { return .success }
+        let names = unanswered.prefix(3).map { Terminal.quoted($0.id, escaping: false) }.joined(separator: ", ")
+            + (unanswered.count > 3 ? ", …" : "")
+        let message = "\(unanswered.count) of \(total) customers not answered (\(names)): \(first.error.budgetReason); "
+            + "the others are answered"
+        context.writeErr("subs: error: \(Terminal.message(message))\n")
+        return exitCode(for: first.error)
+    }
+
     /// Notes of an answer, on stderr.
     static func say(_ notes: [String], _ context: Context) {
         for note in notes { context.writeErr(Terminal.message("subs: note: \(note)") + "\n") }
@@ -141,6 +162,12 @@ public enum Commands {
     /// `-` that reads no id is a usage error (a write or a gate must not pass on an empty list,
     /// say when the program feeding the ids failed).
     static func users(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
+                      command: CommandName? = nil) throws -> [ID] {
+        try terms(arguments, context, requiringIds: requiringIds, command: command).ids
+    }
+
+    /// `users` as typed (find's terms, which are not all ids).
+    static func terms(_ arguments: [String], _ context: Context, requiringIds: Bool = false,
                       command: CommandName? = nil) throws -> [String] {
         guard arguments.contains("-") else { return arguments }
         guard arguments.filter({ $0 == "-" }).count == 1 else {
@@ -159,18 +186,20 @@ public enum Commands {
         return style
     }
 
-    /// `--at`, when it names another instant than now: tables then say at which instant they judged.
+    /// `--at`, whenever it is given: tables then say at which instant they judged. Always, not only
+    /// when it differs from now, so that a command pinned to an instant prints the same on any date
+    /// (the README's examples are).
     static func judgedAt(_ invocation: Invocation, _ context: Context) -> Instant? {
-        invocation.global.at.flatMap { $0 == context.clock.now() ? nil : $0 }
+        invocation.global.at
     }
 
     /// An entitlement no product unlocks is a typo, not a customer without it: exit 3, with the
     /// nearest known id as a suggestion. The same check serves every command that names one.
-    static func checkEntitlementExists(_ entitlement: String, known: Set<String>) throws {
+    static func checkEntitlementExists(_ entitlement: ID, known: Set<ID>) throws {
         guard !known.contains(entitlement) else { return }
         var message = "no product unlocks entitlement \(Terminal.quoted(entitlement, escaping: false))"
         if let near = EditDistance.closest(to: entitlement, among: known.sorted()) {
-            message += " (did you mean \(Terminal.quoted(near, escaping: false))?)"
+            message += " (did you mean \(Terminal.quoted(near, escaping: false))?\(ChangeError.otherSpelling(near, entitlement)))"
         }
         throw CommandFailure(.notFound, message)
     }

@@ -7,7 +7,7 @@ enum CompleteCommand {
     static func run(_ invocation: Invocation, _ context: Context) -> ExitCode {
         let what = invocation.positionals.first ?? ""
         let prefix = invocation.positionals.count > 1 ? invocation.positionals[1] : ""
-        let candidates: [String]
+        let candidates: [ID]
         do {
             let source = try Commands.source(invocation, context)
             switch what {
@@ -18,8 +18,9 @@ enum CompleteCommand {
         } catch {
             return Commands.describe(error).0
         }
-        let matching = candidates.filter { $0.hasPrefix(prefix) && !$0.contains(where: { $0.isNewline }) }
-        context.writeOut(matching.map { $0 + "\n" }.joined())
+        // By bytes, as ids compare: the prefix typed is matched as written.
+        let matching = candidates.filter { $0.hasPrefix(prefix) && !$0.string.contains(where: { $0.isNewline }) }
+        context.writeOut(matching.map { $0.string + "\n" }.joined())
         return .success
     }
 }

@@ -7,11 +7,13 @@ import SubsKit
 enum FindCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let attributes = invocation.texts(CommandLineSpec.Options.attribute)
+        // Whitespace pasted around a term (from a ticket, a spreadsheet cell) is not part of it.
+        let typed = invocation.positionals.map { $0 == "-" ? $0 : trimmed($0) }
         // Terms typed on the command line are usage errors; terms on stdin are bad input (65).
-        if let problem = FindQuery(terms: invocation.positionals.filter { $0 != "-" }, attributes: attributes).problem {
+        if let problem = FindQuery(terms: typed.filter { $0 != "-" }, attributes: attributes).problem {
             throw UsageError(problem, command: .find)
         }
-        let terms = try Commands.users(invocation.positionals, context)
+        let terms = try Commands.terms(typed, context).map(trimmed)
         let query = FindQuery(terms: terms, attributes: attributes)
         if let problem = query.problem { throw CommandFailure(.dataError, "standard input: \(problem)") }
 
@@ -36,10 +38,19 @@ enum FindCommand {
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return status
     }
+
+    /// `term` without the whitespace around it (spaces, tabs, no-break spaces…); inside, kept.
+    static func trimmed(_ term: String) -> String {
+        var scalars = Substring(term).unicodeScalars
+        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
 }
 
 /// What `find` found, in every format: JSON one document per term (an array with several terms
-/// or `-`), JSONL one per line, TSV and the table one row per match.
+/// or `-`), JSONL one per line, TSV one row per match and one row per term without a match (its
+/// `error` column says so, as check's does for a customer not found), the table one row per match.
 struct FindOutput: CommandResult {
     var results: [FindResult]
     var asArray: Bool
@@ -50,11 +61,14 @@ struct FindOutput: CommandResult {
     }
 
     var tsv: TextTable {
-        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements"],
-                  rows: results.flatMap { result in
-                      result.matches.map { m in
-                          [result.term, m.customerId, m.matchedBy.rawValue, m.email ?? "",
-                           m.activeEntitlements.joined(separator: ",")].map { Cell($0) }
+        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
+                  rows: results.flatMap { result -> [[Cell]] in
+                      guard !result.matches.isEmpty else {
+                          return [[result.term, "", "", "", "", "customer_not_found"].map { Cell($0) }]
+                      }
+                      return result.matches.map { m in
+                          [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
+                           m.activeEntitlements.strings.joined(separator: ","), ""].map { Cell($0) }
                       }
                   })
     }
@@ -65,7 +79,7 @@ struct FindOutput: CommandResult {
         let several = results.count > 1
         let rows = results.flatMap { result in
             result.matches.map { m -> [Cell] in
-                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.joined(separator: ","), .green)
+                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.strings.joined(separator: ","), .green)
                 return (several ? [Cell(result.term)] : [])
                     + [Cell(m.customerId), Cell(m.email ?? "-"), Cell(m.matchedBy.rawValue), active]
             }

@@ -9,7 +9,7 @@ enum GrantCommand {
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant
-        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last else {
+        guard invocation.positionals.count >= 2, let entitlement = invocation.positionals.last.map({ ID($0) }) else {
             throw UsageError("\(invocation.command.rawValue): needs USER... and ENTITLEMENT", command: invocation.command)
         }
         // A write must reach the server; the cache can only answer reads. Refused before any
@@ -35,11 +35,23 @@ enum GrantCommand {
         }
         let source = try Commands.source(invocation, context)
         // What the source cannot do, and a grant ending in the past: refused before any request.
-        let answer = try source.checkedApply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        let answer: ChangeAnswer
+        do {
+            answer = try source.checkedApply(change, to: users, now: now, at: invocation.global.at, dryRun: dryRun)
+        } catch ChangeError.customersNotFound(let ids) {
+            throw notFound(ids, isGrant: isGrant, source: source)
+        }
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
         let at = answer.requestDate
-        let outcomes = answer.customers.map { Outcome(customer: $0.change, status: $0.status) }
+        // The first USER, as given, that named each customer: by bytes (SPEC section 7), in one pass.
+        var firstAsked: [ID: (position: Int, user: ID)] = [:]
+        for (position, user) in users.enumerated() where firstAsked[user] == nil { firstAsked[user] = (position, user) }
+        let outcomes = answer.customers.map { changed in
+            let record = changed.change.record
+            let asked = ([record.id] + record.aliases).compactMap { firstAsked[$0] }.min { $0.position < $1.position }
+            return Outcome(customer: changed.change, status: changed.status, requestedId: asked?.user ?? record.id)
+        }
         if !isGrant {
             for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
                 let through = outcome.status?.productId.map { " (\($0))" } ?? ""
@@ -55,10 +67,29 @@ enum GrantCommand {
         return .success
     }
 
+    /// Customers a write did not find: each with its nearest ids and aliases, and for a grant
+    /// the option that creates them (revoke has none: there is nothing to take back).
+    static func notFound(_ ids: [ID], isGrant: Bool, source: CustomerSource) -> CommandFailure {
+        let nearby = NearbyCustomers(source)
+        var message: String
+        if ids.count == 1 {
+            message = "customer \(Terminal.quoted(ids[0], escaping: false)) not found\(nearby.suggestion(for: ids[0]) ?? "")"
+        } else {
+            let named = ids.map { Terminal.quoted($0, escaping: false) + (nearby.suggestion(for: $0) ?? "") }
+            message = "customers \(named.joined(separator: ", ")) not found"
+        }
+        message += "; nothing written"
+        if isGrant { message += "; add --create to create \(ids.count == 1 ? "it" : "them")" }
+        return CommandFailure(.notFound, message)
+    }
+
     struct Outcome {
         var customer: ChangedCustomer
         var status: EntitlementInfo?
+        /// The first USER, as given, that named this customer (its id or an alias).
+        var requestedId: ID
     }
+
 
     /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one" and
     /// the values; only now + duration is left to compute).
@@ -78,7 +109,7 @@ enum GrantCommand {
 /// What `grant`/`revoke` wrote, and the entitlement's status after it, in every format.
 struct ChangeOutput: CommandResult {
     var outcomes: [GrantCommand.Outcome]
-    var entitlement: String
+    var entitlement: ID
     var at: Instant
     var dryRun: Bool
     var isGrant: Bool
@@ -87,7 +118,8 @@ struct ChangeOutput: CommandResult {
     var json: JSONOutput {
         let documents = outcomes.map { o -> JSONValue in
             .object(JSONObject([
-                ("customerId", .string(o.customer.record.id)),
+                ("customerId", .string(o.customer.record.id.string)),
+                ("requestedId", .string(o.requestedId.string)),
                 ("requestDate", Documents.date(at)),
                 ("dryRun", .bool(dryRun)),
                 ("grants", .array(o.customer.grants.map(Documents.grant))),
@@ -97,14 +129,18 @@ struct ChangeOutput: CommandResult {
         return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
     }
 
+    /// customerId, requestedId, the command's columns, error: the shape of every command's TSV. A
+    /// write is all or nothing, so a written row's error is empty (a failed write prints nothing).
     var tsv: TextTable {
         let rows = outcomes.flatMap { o in
             o.customer.grants.map { g in
-                [o.customer.record.id, g.entitlement, g.id, g.expirationDate.map(ISODate.format) ?? "",
-                 String(dryRun), o.status?.state.rawValue ?? "", String(o.status?.isActive ?? false)].map { Cell($0) }
+                [o.customer.record.id.string, o.requestedId.string, g.entitlement.string, g.id.string,
+                 g.expirationDate.map(ISODate.format) ?? "", String(dryRun), o.status?.state.rawValue ?? "",
+                 String(o.status?.isActive ?? false), ""].map { Cell($0) }
             }
         }
-        return TextTable(headers: ["customerId", "entitlement", "grantId", "expirationDate", "dryRun", "state", "isActive"],
+        return TextTable(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",
+                                   "isActive", "error"],
                          rows: rows)
     }
 
@@ -118,8 +154,9 @@ struct ChangeOutput: CommandResult {
                 let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
                 return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
             }
-            let state = o.status.map { "\(id): \(e) is now \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
-                ?? "\(id): no source of \(e) left"
+            // A dry run changed nothing: it says what the write would leave, never "is now".
+            let state = o.status.map { "\(id): \(e) \(dryRun ? "would be" : "is now") \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
+                ?? "\(id): \(dryRun ? "no source of \(e) would be left" : "no source of \(e) left")"
             return (lines + [state]).joined(separator: "\n") + "\n"
         }.joined()
     }

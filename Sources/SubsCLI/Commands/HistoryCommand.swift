@@ -15,18 +15,28 @@ enum HistoryCommand {
         let users = try Commands.users(invocation.positionals, context)
         let source = try Commands.source(invocation, context)
         try source.require(.history)
-        let entitlement = invocation.text(Options.entitlement)
+        let entitlement = invocation.text(Options.entitlement).map { ID($0) }
         let since = invocation.instant(Options.since)
         let limit = invocation.count(Options.limit)
 
         var status = ExitCode.success
         var histories: [Asked<CustomerHistory>] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
+        let nearby = NearbyCustomers(source)
         for id in users {
-            guard let answer = try source.history(of: id, at: invocation.global.at,
-                                                  until: invocation.instant(Options.historyUntil)) else {
-                let missing = Missing.customer(id)
-                status = status.combined(with: Commands.report(FindHint.notFound(id, source: source), context))
-                histories.append(.missing(missing))
+            let asked: HistoryAnswer?
+            do {
+                asked = try source.history(of: id, at: invocation.global.at, until: invocation.instant(Options.historyUntil))
+            } catch let spent as RemoteError where spent.isBudgetSpent && users.count > 1 {
+                // The customers reached are shown; those the remote budget left no room for say so.
+                unanswered.append((id, spent))
+                histories.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
+            guard let answer = asked else {
+                let failure = FindHint.notFound(id, source: source, nearby: nearby)
+                status = status.combined(with: Commands.report(failure, context))
+                histories.append(.missing(Missing.customer(id, failure)))
                 continue
             }
             Commands.say(answer.notes, context)
@@ -58,6 +68,7 @@ enum HistoryCommand {
                 provider: answer.provider, incompleteReason: incomplete, entries: entries,
                 accessEnds: ends, timeline: Timeline(answer.entries, catalog: answer.catalog))))
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
                                    judgedAt: Commands.judgedAt(invocation, context))

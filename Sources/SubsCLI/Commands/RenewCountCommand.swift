@@ -9,14 +9,21 @@ enum RenewCountCommand {
         guard let user = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)
         }
-        let wanted = invocation.positionals.count > 1 ? invocation.positionals[1] : nil
+        let wanted = invocation.positionals.count > 1 ? ID(invocation.positionals[1]) : nil
         let users = try Commands.users([user], context)
         let source = try Commands.source(invocation, context)
         try source.require(.renewalCounts)
 
         var status = ExitCode.success
         var counts: [Asked<RenewCounts>] = []
+        var unanswered: [(id: ID, error: RemoteError)] = []
+        let nearby = NearbyCustomers(source)
         for (id, answer) in zip(users, try source.renewalCounts(of: users, at: invocation.global.at)) {
+            if let spent = answer.unanswered[0] {
+                unanswered.append((id, spent))
+                counts.append(.missing(Missing.unanswered(id, spent)))
+                continue
+            }
             Commands.say(answer.notes, context)
             Commands.warn(answer.warnings, context)
             let incomplete = Commands.incompleteReason(complete: answer.complete, answer.incompleteReason)
@@ -36,18 +43,19 @@ enum RenewCountCommand {
                 }
                 if missing == nil {
                     counts.append(.found(RenewCounts(customerId: customer.record.id, requestedId: id, requestDate: answer.requestDate,
-                                                     incompleteReason: incomplete, entitlements: shown)))
+                                                     incompleteReason: incomplete, entitlements: shown,
+                                                     acrossChains: customer.renewalsAcrossChains)))
                 }
             } else {
-                missing = Missing.customer(id)
+                missing = Missing.customer(id, FindHint.notFound(id, source: source, nearby: nearby))
             }
             if let missing {
-                let failure = missing.code == "customer_not_found" ? FindHint.notFound(id, source: source)
-                    : CommandFailure(.notFound, missing.message)
+                let failure = CommandFailure(.notFound, missing.message)
                 status = status.combined(with: Commands.report(failure, context))
                 counts.append(.missing(missing))
             }
         }
+        status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let result = RenewCountResult(counts: counts, entitlement: wanted, asArray: user == "-")
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
@@ -56,19 +64,21 @@ enum RenewCountCommand {
 }
 
 struct RenewCounts {
-    var customerId: String
-    var requestedId: String
+    var customerId: ID
+    var requestedId: ID
     var requestDate: Instant
     /// nil when the counts come from the whole history.
     var incompleteReason: String?
     var entitlements: [EntitlementInfo]
+    /// Without ENTITLEMENT: the customer's renewals across all chains (nil: a count is unknown).
+    var acrossChains: Int?
 }
 
 /// Renewal counts, in every format: one USER with ENTITLEMENT prints the bare number as its
 /// table (`n=$(subs renew-count alice premium)`); several (`-`) a table with the customer.
 struct RenewCountResult: CommandResult {
     var counts: [Asked<RenewCounts>]
-    var entitlement: String?
+    var entitlement: ID?
     var asArray: Bool
 
     var json: JSONOutput {
@@ -76,13 +86,17 @@ struct RenewCountResult: CommandResult {
             switch asked {
             case .missing(let m): return Documents.missing(m)
             case .found(let c):
+                // One shape (SPEC section 4, rev. 4): renewsCount is a number or null; the counts per
+                // entitlement are under byEntitlement, with ENTITLEMENT or without.
+                let byEntitlement = c.entitlements.map { ($0.id, $0.renewsCount) }
                 if let entitlement, let e = c.entitlements.first {
                     return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
                                                 requestDate: c.requestDate, incompleteReason: c.incompleteReason,
-                                                entitlement: entitlement, count: e.renewsCount)
+                                                entitlement: entitlement, count: e.renewsCount, byEntitlement: byEntitlement)
                 }
-                return Documents.renewCounts(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
-                                             incompleteReason: c.incompleteReason, counts: c.entitlements.map { ($0.id, $0.renewsCount) })
+                return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
+                                            incompleteReason: c.incompleteReason, entitlement: nil, count: c.acrossChains,
+                                            byEntitlement: byEntitlement)
             }
         }
         if asArray { return .array(documents) }
@@ -97,11 +111,11 @@ struct RenewCountResult: CommandResult {
                       // A customer who never had the entitlement asked for: its row names it, as the
                       // error is about it; a customer not found has no entitlements at all.
                       case .missing(let m):
-                          let asked = m.customerId == nil ? "" : entitlement ?? ""
-                          return [[m.customerId ?? "", m.requestedId, asked, "", m.code].map { Cell($0) }]
+                          let asked = m.customerId == nil ? "" : entitlement?.string ?? ""
+                          return [[m.customerId?.string ?? "", m.requestedId.string, asked, "", m.code].map { Cell($0) }]
                       case .found(let c):
-                          if c.entitlements.isEmpty { return [[c.customerId, c.requestedId, "", "", ""].map { Cell($0) }] }
-                          return c.entitlements.map { [c.customerId, c.requestedId, $0.id, Self.count($0), ""].map { Cell($0) } }
+                          if c.entitlements.isEmpty { return [[c.customerId.string, c.requestedId.string, "", "", ""].map { Cell($0) }] }
+                          return c.entitlements.map { [c.customerId.string, c.requestedId.string, $0.id.string, Self.count($0), ""].map { Cell($0) } }
                       }
                   })
     }

@@ -54,9 +54,12 @@ enum ServeCommand {
     }
 
     /// The bearer token: `--token-file` (its first line), else `SUBS_SERVER_TOKEN`; nil: none.
+    /// The token file is a secret file: the user's own (or root's), unreadable to others (77).
     private static func serverToken(_ invocation: Invocation, _ context: Context) throws -> String? {
         if let file = invocation.text(Options.tokenFile) {
-            guard let bytes = SmallFile.read(file) else {
+            let fd = try SecretFile.open(file, kind: .serverToken)
+            defer { close(fd) }
+            guard let bytes = readAll(fd: fd, limit: 1 << 16)?.bytes else {
                 throw CommandFailure(.permissionDenied, "serve: cannot read token file \(Terminal.quoted(file))")
             }
             let token = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
@@ -129,15 +132,5 @@ final class RequestLog: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-    }
-}
-
-/// A small file (at most 64 KiB), read whole.
-enum SmallFile {
-    static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return readAll(fd: fd, limit: 1 << 16)?.bytes
     }
 }

@@ -18,7 +18,7 @@ enum CompletionAction: Equatable {
         case .entitlement: self = .ids(["entitlements"])
         case .date: self = .words(["now"])
         case .command: self = .commandNames
-        case .text, .nonEmptyText, .url, .duration, .count, .seconds, .hostPort: self = .nothing
+        case .text, .nonEmptyText, .url, .duration, .count, .seconds, .bytes, .hostPort: self = .nothing
         }
     }
 
@@ -45,10 +45,10 @@ enum CompletionModel {
         var out: [(String, String)] = []
         for spec in CommandLineSpec.visibleCommands {
             if spec.words.count == 1 {
-                out.append((spec.name.rawValue, spec.abstract))
+                out.append((spec.name.rawValue, ProseMarkup.render(spec.abstract)))
             } else if let group = CommandLineSpec.groups.first(where: { $0.name == spec.words[0] }),
                       !out.contains(where: { $0.0 == group.name }) {
-                out.append((group.name, group.abstract))
+                out.append((group.name, ProseMarkup.render(group.abstract)))
             }
         }
         return out
@@ -56,7 +56,7 @@ enum CompletionModel {
 
     /// Subcommand words of each group (`store` → init, validate), with abstracts.
     static func subcommands(of group: CommandGroup) -> [(word: String, abstract: String)] {
-        group.commands.map(CommandLineSpec.command).map { ($0.words.last ?? "", $0.abstract) }
+        group.commands.map(CommandLineSpec.command).map { ($0.words.last ?? "", ProseMarkup.render($0.abstract)) }
     }
 
     static var globalOptions: [OptionSpec] { CommandLineSpec.globalOptions.filter { !$0.hidden } }

@@ -111,7 +111,7 @@ enum FishCompletion {
             s += action == .files ? " -r -F" : " -x"
             if action != .files && action != .nothing { s += " " + arguments(action) }
         }
-        return s + " -d " + CompletionModel.fishQuoted(option.help) + "\n"
+        return s + " -d " + CompletionModel.fishQuoted(ProseMarkup.render(option.help)) + "\n"
     }
 
     /// `-a '…'` for an action (files are `-F`, handled by the caller for options).

@@ -122,7 +122,7 @@ enum ZshCompletion {
     }
 
     static func optionEntries(_ option: OptionSpec) -> [(String, String)] {
-        ([option.longName] + (option.shortName.map { [$0] } ?? [])).map { ($0, option.help) }
+        ([option.longName] + (option.shortName.map { [$0] } ?? [])).map { ($0, ProseMarkup.render(option.help)) }
     }
 
     /// `'name:description'` lines for _describe; a colon in the name would need escaping.

@@ -6,7 +6,7 @@ import SubsKit
 public enum ManPage {
     public static func render() -> String {
         var m = """
-            .\\" Generated from Sources/SubsCLI (CommandLineSpec, ManProse); do not edit.
+            .\\" Generated from Sources/SubsCLI (CommandLineSpec, ManProse, ExitCode.meanings, ProviderMatrix); do not edit.
             .Dd \(ManProse.date)
             .Dt SUBS 1
             .Os
@@ -35,6 +35,8 @@ public enum ManPage {
             }
         }
         m += ".Sh DESCRIPTION\n" + paragraphs(ManProse.description)
+        m += ".Sh PROVIDERS\n" + paragraphs([ManProse.providersIntro] + ManProse.providers)
+        m += tagList(ProviderMatrix.manItems)
 
         m += ".Sh COMMANDS\n.Bl -tag -width Ds\n"
         for spec in CommandLineSpec.visibleCommands {
@@ -119,14 +121,14 @@ public enum ManPage {
     /// Text lines: each sentence starts a line (mdoc's rule); long ones continue on further
     /// lines of at most 80 bytes, as mandoc's lint asks.
     static func text(_ prose: String) -> String {
-        sentences(prose).flatMap { wrapped($0, width: 80) }.map { escapeLine($0) + "\n" }.joined()
+        sentences(ProseMarkup.render(prose)).flatMap { wrapped($0, width: 80) }.map { escapeLine($0) + "\n" }.joined()
     }
 
     static func wrapped(_ sentence: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in sentence.split(separator: " ") {
-            if !line.isEmpty && line.utf8.count + 1 + word.utf8.count > width {
+            if !line.isEmpty && lintLength(line) + 1 + lintLength(word) > width {
                 lines.append(line)
                 line = ""
             }
@@ -134,6 +136,11 @@ public enum ManPage {
         }
         if !line.isEmpty { lines.append(line) }
         return lines
+    }
+
+    /// A line's length as mandoc's lint counts it: a character outside ASCII as its escape (\[u2026]).
+    static func lintLength<S: StringProtocol>(_ text: S) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + ($1.isASCII ? 1 : 8) }
     }
 
     /// Literal lines keep their spacing; only roff's escapes and control characters need care.

@@ -3,13 +3,14 @@
 //
 // Table columns: ENTITLEMENT; STATUS (the state in words, and for an active entitlement what
 // happens at the end of the period: renews, won't renew, billing issue, pauses, lifetime);
-// UNTIL (the date of that state: when access ends or ended — the end of the paid period, the
-// grace end during a billing issue, the refund or revocation date — and for a pause, when it
-// resumes; `-` for lifetime); PRODUCT (with its store, or "manual
+// UNTIL (`accessEndDate`: when access ends or ended — the end of the paid period, the grace end
+// during a billing issue, the refund or revocation date, for a pause the end of the period it
+// began at; `-` for lifetime); PRODUCT (with its store, or "manual
 // grant"); NOTES (free trial, intro offer, family sharing, offer code, sandbox, more sources);
 // `--wide` adds TRANSACTION, ORIGINAL (the chain's original transaction) and GRANT. On a narrow
-// terminal STATUS and PRODUCT wrap first; then NOTES goes, then GRANT, ORIGINAL, TRANSACTION;
-// then the relative hints move under the dates; then PRODUCT goes.
+// terminal STATUS and PRODUCT wrap first; then NOTES goes; then the relative hints move under the
+// dates; then PRODUCT goes. With --wide nothing the user asked for goes: after NOTES the hints
+// are dropped, and what still does not fit becomes blocks.
 
 import SubsJSON
 import SubsKit
@@ -38,8 +39,12 @@ struct CheckResult: CommandResult {
         activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
     }
 
+    /// The first twelve columns keep the places they always had; what tells the story the table
+    /// and its sentence tell (SPEC section 4, rev. 4) follows them; `error` stays last.
     static let tsvHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
-                             "productId", "source", "periodType", "grantType", "renewsCount", "error"]
+                             "productId", "source", "periodType", "grantType", "renewsCount",
+                             "accessEndDate", "willRenew", "isSandbox", "gracePeriodExpirationDate", "billingRetryEndDate",
+                             "refundedAt", "revokedAt", "revokedBy", "revokeReason", "error"]
 
     /// One row per entitlement; a customer without any (or not found) still gets one row.
     var tsv: TextTable {
@@ -47,14 +52,18 @@ struct CheckResult: CommandResult {
         return TextTable(headers: Self.tsvHeaders, rows: customers.flatMap { asked -> [[Cell]] in
             switch asked {
             case .missing(let m):
-                return [([m.customerId ?? "", m.requestedId] + empty + [m.code]).map { Cell($0) }]
+                return [([m.customerId?.string ?? "", m.requestedId.string] + empty + [m.code]).map { Cell($0) }]
             case .found(let status):
                 let entitlements = shown(status)
-                if entitlements.isEmpty { return [([status.record.id, status.requestedId] + empty + [""]).map { Cell($0) }] }
+                if entitlements.isEmpty { return [([status.record.id.string, status.requestedId.string] + empty + [""]).map { Cell($0) }] }
                 return entitlements.map { e in
-                    [status.record.id, status.requestedId, e.id, e.isActive ? "true" : "false", e.state.rawValue,
-                     e.renewState.rawValue, e.expirationDate.map(ISODate.format) ?? "", e.productId ?? "", e.source.rawValue,
-                     e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "", ""].map { Cell($0) }
+                    let date = { (instant: Instant?) in instant.map(ISODate.format) ?? "" }
+                    return [status.record.id.string, status.requestedId.string, e.id.string, String(e.isActive), e.state.rawValue,
+                            e.renewState.rawValue, date(e.expirationDate), e.productId?.string ?? "", e.source.rawValue,
+                            e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "",
+                            date(e.accessEndDate), String(e.willRenew), String(e.isSandbox), date(e.gracePeriodExpirationDate),
+                            date(e.billingRetryEndDate), date(e.refundedAt), date(e.state == .revoked ? e.revokedAt : nil),
+                            e.revokedBy ?? "", e.revokeReason ?? "", ""].map { Cell($0) }
                 }
             }
         })
@@ -68,7 +77,7 @@ struct CheckResult: CommandResult {
     private func table(_ status: CustomerStatus, style: OutputStyle) -> String {
         var header = Terminal.escape(status.record.id)
         if !status.record.aliases.isEmpty {
-            header += "  (aliases: \(status.record.aliases.map(Terminal.escape).joined(separator: ", ")))"
+            header += "  (aliases: \(status.record.aliases.map { Terminal.escape($0) }.joined(separator: ", ")))"
         }
         var out = style.terminal
             ? TextLayout.wrap(header, columns: max(style.columns, TextTable.narrowest)).map { $0 + "\n" }.joined() : header + "\n"
@@ -88,17 +97,19 @@ struct CheckResult: CommandResult {
     }
 
     static func table(_ entitlements: [EntitlementInfo], style: OutputStyle) -> TextTable {
+        // --wide names columns the user asked for: they are never left out (the table wraps,
+        // drops NOTES and the relative hints, and as a last resort becomes blocks), nor is PRODUCT.
         var columns = [
             Column("entitlement"),
             Column("status", .text, softMinimum: 11),
             Column("until", .date),
-            Column("product", .text, dropRank: 6),
+            Column("product", .text, dropRank: style.wide ? nil : 6),
             Column("notes", .text, dropRank: 1, omitWhenEmpty: true),
         ]
         if style.wide {
-            columns += [Column("transaction", dropRank: 4, omitWhenEmpty: true),
-                        Column("original", dropRank: 3, omitWhenEmpty: true),
-                        Column("grant", dropRank: 2, omitWhenEmpty: true)]
+            columns += [Column("transaction", omitWhenEmpty: true),
+                        Column("original", omitWhenEmpty: true),
+                        Column("grant", omitWhenEmpty: true)]
         }
         let rows = entitlements.map { e -> [Cell] in
             let product: Cell
@@ -106,27 +117,17 @@ struct CheckResult: CommandResult {
                 product = Cell("manual grant")
             } else {
                 let store = Wording.store(e.source).map { "(\($0))" }
-                product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId ?? "?"] + (store.map { [$0] } ?? []))
+                product = Cell(Wording.product(e.productId, e.source), pieces: [e.productId?.string ?? "?"] + (store.map { [$0] } ?? []))
             }
-            var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(until(e)), product,
+            var row = [Cell(e.id), Cell(Wording.status(e), Style.of(e.state)), style.dateCell(e.accessEndDate), product,
                        Cell(Wording.notes(e).joined(separator: ", "))]
             if style.wide {
                 let p = periodTransaction(e)
-                row += [Cell(p?.transactionId ?? ""), Cell(p?.originalTransactionId ?? ""), Cell(e.grantId ?? "")]
+                row += [Cell(p?.transactionId.string ?? ""), Cell(p?.originalTransactionId.string ?? ""), Cell(e.grantId?.string ?? "")]
             }
             return row
         }
-        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5)
-    }
-
-    /// The date of the state, as the sentence says it: a refund or revocation ends access then,
-    /// whatever the period would have run to; a pause lasts until it resumes.
-    static func until(_ e: EntitlementInfo) -> Instant? {
-        switch e.state {
-        case .revoked: return e.revokedAt ?? e.expirationDate
-        case .paused: return e.autoResumeDate ?? e.expirationDate
-        default: return e.expirationDate
-        }
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5, hintsDropWhenGivingWay: style.wide)
     }
 
     /// P, the transaction of the period in force (the latest one the entitlement lists).

@@ -17,6 +17,15 @@ enum Documents {
         .array(list.map { .string($0) })
     }
 
+    /// An id as written (null when there is none).
+    static func id(_ id: ID?) -> JSONValue {
+        id.map { .string($0.string) } ?? .null
+    }
+
+    static func ids(_ list: [ID]) -> JSONValue {
+        .array(list.map { .string($0.string) })
+    }
+
     static func int(_ n: Int?) -> JSONValue {
         n.map { .number(String($0)) } ?? .null
     }
@@ -24,8 +33,8 @@ enum Documents {
     /// A USER asked and not found, in an array: `{"requestedId", "customerId": null, "error": {"code", "message"}}`.
     static func missing(_ m: Missing) -> JSONValue {
         .object(JSONObject([
-            ("requestedId", .string(m.requestedId)),
-            ("customerId", string(m.customerId)),
+            ("requestedId", id(m.requestedId)),
+            ("customerId", id(m.customerId)),
             ("error", .object(JSONObject([("code", .string(m.code)), ("message", .string(m.message))]))),
         ]))
     }
@@ -35,21 +44,21 @@ enum Documents {
     static func check(_ status: CustomerStatus, activeOnly: Bool) -> JSONValue {
         let entitlements = activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
         return .object(JSONObject([
-            ("customerId", .string(status.record.id)),
-            ("requestedId", .string(status.requestedId)),
+            ("customerId", id(status.record.id)),
+            ("requestedId", id(status.requestedId)),
             ("requestDate", date(status.requestDate)),
             ("projected", .bool(status.projected)),
-            ("aliases", strings(status.record.aliases)),
+            ("aliases", ids(status.record.aliases)),
             ("firstSeen", date(status.record.firstSeen)),
             ("attributes", status.record.attributes.map { .object($0) } ?? .null),
-            ("activeEntitlements", strings(status.activeEntitlementIds)),
-            ("entitlements", .object(JSONObject(entitlements.map { ($0.id, entitlement($0)) }))),
+            ("activeEntitlements", ids(status.activeEntitlementIds)),
+            ("entitlements", .object(JSONObject(entitlements.map { ($0.id.string, entitlement($0)) }))),
         ]))
     }
 
     static func entitlement(_ e: EntitlementInfo) -> JSONValue {
         .object(JSONObject([
-            ("id", .string(e.id)),
+            ("id", id(e.id)),
             ("isActive", .bool(e.isActive)),
             ("state", .string(e.state.rawValue)),
             ("renewState", .string(e.renewState.rawValue)),
@@ -57,21 +66,32 @@ enum Documents {
             ("periodType", .string(e.periodType.rawValue)),
             ("source", .string(e.source.rawValue)),
             ("grantType", .string(e.grantType.rawValue)),
-            ("productId", string(e.productId)),
+            ("productId", id(e.productId)),
             ("startedDate", date(e.startedDate)),
             ("trialStartDate", date(e.trialStartDate)),
             ("firstPurchaseDate", date(e.firstPurchaseDate)),
             ("lastPurchaseDate", date(e.lastPurchaseDate)),
             ("expirationDate", date(e.expirationDate)),
+            // What the table's UNTIL shows and what the sentence under it says (SPEC section 4,
+            // rev. 4): a script reads the same story as a person.
+            ("accessEndDate", date(e.accessEndDate)),
             ("gracePeriodExpirationDate", date(e.gracePeriodExpirationDate)),
             ("billingIssueDetectedAt", date(e.billingIssueDetectedAt)),
+            ("billingRetryEndDate", date(e.billingRetryEndDate)),
             ("autoRenewDisableDate", date(e.autoRenewDisableDate)),
             ("autoResumeDate", date(e.autoResumeDate)),
-            ("renewalProductId", string(e.renewalProductId)),
+            ("pauseEndedDate", date(e.lapsedPauseResumeDate)),
+            ("renewalProductId", id(e.renewalProductId)),
             ("renewsCount", int(e.renewsCount)),
             ("isSandbox", .bool(e.isSandbox)),
             ("lastActivatedOfferCode", string(e.lastActivatedOfferCode)),
-            ("grantId", string(e.grantId)),
+            ("grantId", id(e.grantId)),
+            ("grantedBy", string(e.sourceKind == .grant ? e.grantedBy : nil)),
+            ("grantReason", string(e.sourceKind == .grant ? e.grantReason : nil)),
+            ("refundedAt", date(e.refundedAt)),
+            ("revokedAt", date(e.state == .revoked ? e.revokedAt : nil)),
+            ("revokedBy", string(e.revokedBy)),
+            ("revokeReason", string(e.revokeReason)),
             ("transactions", .array(e.transactions.map(transaction))),
             ("otherActiveSources", .array(e.otherActiveSources.map(otherSource))),
         ]))
@@ -79,7 +99,7 @@ enum Documents {
 
     static func otherSource(_ o: OtherActiveSource) -> JSONValue {
         .object(JSONObject([
-            ("productId", string(o.productId)),
+            ("productId", id(o.productId)),
             ("source", .string(o.source.rawValue)),
             ("expirationDate", date(o.expirationDate)),
             ("renewState", .string(o.renewState.rawValue)),
@@ -88,9 +108,9 @@ enum Documents {
 
     static func transaction(_ t: Transaction) -> JSONValue {
         .object(JSONObject([
-            ("transactionId", .string(t.transactionId)),
-            ("originalTransactionId", .string(t.originalTransactionId)),
-            ("productId", .string(t.productId)),
+            ("transactionId", id(t.transactionId)),
+            ("originalTransactionId", id(t.originalTransactionId)),
+            ("productId", id(t.productId)),
             ("type", .string(t.type.rawValue)),
             ("transactionDate", date(t.transactionDate)),
             ("expirationDate", date(t.expirationDate)),
@@ -105,11 +125,11 @@ enum Documents {
 
     // MARK: history
 
-    static func history(customerId: String, requestedId: String, requestDate: Instant, provider: String,
+    static func history(customerId: ID, requestedId: ID, requestDate: Instant, provider: String,
                         incompleteReason: String?, entries: [HistoryEntry]) -> JSONValue {
         .object(JSONObject([
-            ("customerId", .string(customerId)),
-            ("requestedId", .string(requestedId)),
+            ("customerId", id(customerId)),
+            ("requestedId", id(requestedId)),
             ("requestDate", date(requestDate)),
             ("provider", .string(provider)),
             ("complete", .bool(incompleteReason == nil)),
@@ -123,7 +143,7 @@ enum Documents {
             ("date", date(entry.date)),
             ("kind", .string(entry.kind.rawValue)),
             ("type", .string(entry.type)),
-            ("entitlements", strings(entry.entitlements)),
+            ("entitlements", ids(entry.entitlements)),
         ]
         for field in entry.fields {
             switch field.value {
@@ -136,28 +156,19 @@ enum Documents {
 
     // MARK: renew-count
 
-    static func renewCount(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
-                           entitlement: String, count: Int?) -> JSONValue {
+    /// With ENTITLEMENT: its count, `entitlement` naming it; without: the customer's renewals
+    /// across all chains, `entitlement` null. `byEntitlement` holds the counts per entitlement.
+    static func renewCount(customerId: ID, requestedId: ID, requestDate: Instant, incompleteReason: String?,
+                           entitlement: ID?, count: Int?, byEntitlement: [(ID, Int?)]) -> JSONValue {
         .object(JSONObject([
-            ("customerId", .string(customerId)),
-            ("requestedId", .string(requestedId)),
+            ("customerId", id(customerId)),
+            ("requestedId", id(requestedId)),
             ("requestDate", date(requestDate)),
             ("complete", .bool(incompleteReason == nil)),
             ("incompleteReason", string(incompleteReason)),
-            ("entitlement", .string(entitlement)),
+            ("entitlement", id(entitlement)),
             ("renewsCount", int(count)),
-        ]))
-    }
-
-    static func renewCounts(customerId: String, requestedId: String, requestDate: Instant, incompleteReason: String?,
-                            counts: [(String, Int?)]) -> JSONValue {
-        .object(JSONObject([
-            ("customerId", .string(customerId)),
-            ("requestedId", .string(requestedId)),
-            ("requestDate", date(requestDate)),
-            ("complete", .bool(incompleteReason == nil)),
-            ("incompleteReason", string(incompleteReason)),
-            ("renewsCount", .object(JSONObject(counts.map { ($0.0, int($0.1)) }))),
+            ("byEntitlement", .object(JSONObject(byEntitlement.map { ($0.0.string, int($0.1)) }))),
         ]))
     }
 
@@ -165,7 +176,7 @@ enum Documents {
 
     static func grant(_ g: Grant) -> JSONValue {
         .object(JSONObject([
-            ("id", .string(g.id)), ("entitlement", .string(g.entitlement)),
+            ("id", id(g.id)), ("entitlement", id(g.entitlement)),
             ("grantedAt", date(g.grantedAt)), ("expirationDate", date(g.expirationDate)),
             ("grantedBy", string(g.grantedBy)), ("reason", string(g.reason)),
             ("revokedAt", date(g.revokedAt)), ("revokedBy", string(g.revokedBy)),

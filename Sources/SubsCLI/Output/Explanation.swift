@@ -58,7 +58,11 @@ enum Explanation {
         if let by = e.grantedBy { who += " by \(by)" }
         if let reason = e.grantReason { who += " (\(reason))" }
         switch e.state {
-        case .revoked: return "\(who), revoked on \(day(e.revokedAt))"
+        case .revoked:
+            var revoked = "\(who), revoked on \(day(e.revokedAt))"
+            if let by = e.revokedBy { revoked += " by \(by)" }
+            if let reason = e.revokeReason { revoked += " (\(reason))" }
+            return revoked
         case .expired: return "\(who), expired on \(day(e.expirationDate))"
         default:
             return e.expirationDate.map { "\(who), until \(day($0))" } ?? "\(who), lifetime"
@@ -68,7 +72,7 @@ enum Explanation {
     /// Which transaction was taken back and how: a family-sharing withdrawal is no refund.
     private static func refundReason(_ e: EntitlementInfo) -> String {
         let refunded = periodTransaction(e)
-        if refunded?.ownershipType == .familySharing {
+        if !e.isRefund {
             return "family-sharing access withdrawn on \(day(e.revokedAt))"
         }
         guard e.sourceKind == .chain, let refunded else { return "refunded on \(day(e.revokedAt))" }
@@ -96,13 +100,15 @@ enum Explanation {
         case .revoked:
             return refundReason(e)
         case .gracePeriod:
-            return "in grace period — \(billingIssue(e)); access ends \(day(e.expirationDate)) unless payment recovers"
+            return "in grace period — \(billingIssue(e)); access ends \(day(e.accessEndDate)) unless payment recovers"
         case .billingRetry:
             let until = e.billingRetryEndDate.map { "; the store retries the payment until \(day($0))" } ?? ""
-            return "billing retry — \(billingIssue(e)), access lost on \(day(e.expirationDate))\(until)"
+            return "billing retry — \(billingIssue(e)), access lost on \(day(e.accessEndDate))\(until)"
         case .paused:
-            // Vendors (IAPHUB) may report a pause without its resume date.
-            return e.autoResumeDate.map { "paused until \(day($0))" } ?? "paused, no resume date known"
+            // Access stopped at the end of the paid period (UNTIL); the pause runs to its resume
+            // date. Vendors (IAPHUB) may report a pause without either.
+            let from = e.accessEndDate.map { " from \(day($0))" } ?? ""
+            return e.autoResumeDate.map { "paused\(from) until \(day($0))" } ?? "paused\(from), no resume date known"
         case .unknown:
             return "state not known to this version of subs (\(e.productId ?? "?")); treated as inactive"
         case .expired:

@@ -2,8 +2,8 @@
 // (with a relative hint on a terminal), ENTITLEMENT, WHAT HAPPENED (one sentence, from
 // Timeline), with the derived "Access ended" milestones in place; `--wide` adds PRODUCT,
 // TRANSACTION, ORIGINAL and GRANT. On a narrow terminal WHAT HAPPENED wraps first (down to 26
-// columns), then GRANT, ORIGINAL, TRANSACTION and PRODUCT go, then the relative hints move
-// under the dates. JSON,
+// columns), then the relative hints move under the dates (with --wide they are dropped, and the
+// columns it names never go). JSON,
 // JSONL and TSV hold the entries only — what the records say, never a derived milestone.
 
 import SubsJSON
@@ -11,8 +11,8 @@ import SubsKit
 
 /// One customer's history as asked.
 struct CustomerHistory {
-    var customerId: String
-    var requestedId: String
+    var customerId: ID
+    var requestedId: ID
     var requestDate: Instant
     /// Who answered, and why the history is not whole (nil: it is).
     var provider: String
@@ -47,8 +47,9 @@ struct HistoryResult: CommandResult {
         return .document(document)
     }
 
-    /// One entry per line; with several USERs each entry opens with its customer, and a USER
-    /// not found is one error line.
+    /// One entry per line, each opening with its customer (`customerId`, `requestedId`) whether one
+    /// USER was asked or several, so a line read alone says whose it is; with several USERs a
+    /// USER not found is one error line.
     var jsonLines: [JSONValue] {
         histories.flatMap { asked -> [JSONValue] in
             switch asked {
@@ -57,9 +58,9 @@ struct HistoryResult: CommandResult {
             case .found(let h):
                 return h.entries.map { entry in
                     let document = Documents.historyEntry(entry)
-                    guard asArray, case .object(let members) = document else { return document }
-                    return .object(JSONObject([JSONObject.Member(key: "customerId", value: .string(h.customerId)),
-                                               JSONObject.Member(key: "requestedId", value: .string(h.requestedId))]
+                    guard case .object(let members) = document else { return document }
+                    return .object(JSONObject([JSONObject.Member(key: "customerId", value: .string(h.customerId.string)),
+                                               JSONObject.Member(key: "requestedId", value: .string(h.requestedId.string))]
                                               + members.members))
                 }
             }
@@ -85,12 +86,12 @@ struct HistoryResult: CommandResult {
         let rows = histories.flatMap { asked -> [[String]] in
             switch asked {
             case .missing(let m):
-                return [[m.customerId ?? "", m.requestedId] + blank + [m.code]]
+                return [[m.customerId?.string ?? "", m.requestedId.string] + blank + [m.code]]
             case .found(let h):
-                if h.entries.isEmpty { return [[h.customerId, h.requestedId] + blank + [""]] }
+                if h.entries.isEmpty { return [[h.customerId.string, h.requestedId.string] + blank + [""]] }
                 return h.entries.map { e in
-                    [h.customerId, h.requestedId, ISODate.format(e.date), e.kind.rawValue, e.type,
-                     e.entitlements.joined(separator: ",")]
+                    [h.customerId.string, h.requestedId.string, ISODate.format(e.date), e.kind.rawValue, e.type,
+                     e.entitlements.strings.joined(separator: ",")]
                         + fields.map { key in
                             switch e.field(key) {
                             case .string(let s)?: return s ?? ""
@@ -126,8 +127,9 @@ struct HistoryResult: CommandResult {
         var columns = [Column("date", .date), Column("entitlement", .text, softMinimum: 11),
                        Column("what happened", .text, softMinimum: 26)]
         if style.wide {
-            columns += [Column("product", dropRank: 4, omitWhenEmpty: true), Column("transaction", dropRank: 3, omitWhenEmpty: true),
-                        Column("original", dropRank: 2, omitWhenEmpty: true), Column("grant", dropRank: 1, omitWhenEmpty: true)]
+            // Asked for: never left out (the hints go first, then the table becomes blocks).
+            columns += [Column("product", omitWhenEmpty: true), Column("transaction", omitWhenEmpty: true),
+                        Column("original", omitWhenEmpty: true), Column("grant", omitWhenEmpty: true)]
         }
         // Entries and milestones by date (both are sorted); a milestone follows the entries of its instant.
         let entryRows: [(Instant, [Cell])] = h.entries.map { e in
@@ -153,10 +155,11 @@ struct HistoryResult: CommandResult {
             rows.append(row)
         }
         rows += entryRows[next...].map(\.1)
-        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5).render(style)
+        return TextTable(columns: columns, rows: rows, hintsGiveWayAt: 5, hintsDropWhenGivingWay: style.wide).render(style)
     }
 
-    private func entitlementsCell(_ ids: [String]) -> Cell {
+    private func entitlementsCell(_ entitlements: [ID]) -> Cell {
+        let ids = entitlements.strings
         guard !ids.isEmpty else { return Cell("-") }
         let pieces = ids.enumerated().map { $0.offset < ids.count - 1 ? $0.element + "," : $0.element }
         return Cell(pieces.joined(separator: " "), pieces: pieces)

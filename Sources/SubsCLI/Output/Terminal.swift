@@ -1,11 +1,16 @@
 // Terminal safety: data never drives the terminal, never reorders or hides text, and a huge value
 // never floods a message.
 
+import SubsKit
+
 public enum Terminal {
     /// Escapes what must not reach a terminal raw: every control character (C0, DEL, C1, and so
     /// ESC) as `\xHH`; bidirectional and invisible format characters as `\uHHHH`; and the
     /// backslash as `\\`, so an escape sequence spelled out in the data (`\x1b`) is never
     /// mistaken for an escaped control character.
+    /// An id as written, escaped for the screen.
+    public static func escape(_ id: ID) -> String { escape(id.string) }
+
     public static func escape(_ text: String) -> String {
         // Almost all text has nothing to escape: C0, DEL and `\` are single bytes, every C1
         // control (and U+00AD) is encoded as 0xC2 0x80...0xAD, and the format characters start
@@ -68,6 +73,11 @@ public enum Terminal {
     public static func quoted(_ value: String, escaping: Bool = true) -> String {
         let short = cut(value, to: quotedLimit)
         return "'" + (escaping ? escape(short) : short) + "'"
+    }
+
+    /// An id as written, quoted (its bytes are shown, escaped like any value).
+    public static func quoted(_ id: ID, escaping: Bool = true) -> String {
+        quoted(id.string, escaping: escaping)
     }
 
     /// A value cut to `limit` characters, the last of them "…" when it was longer.

@@ -7,6 +7,8 @@
 // that is not enough, or the terminal is narrower than `blockLayoutBelow`, every row becomes a
 // block of `label: value` lines. Piped, a table is never cut or wrapped: one line per row.
 
+import SubsKit
+
 struct Cell {
     var text: String
     var style: Style?
@@ -18,6 +20,11 @@ struct Cell {
         self.text = text
         self.style = style
         self.pieces = pieces
+    }
+
+    /// An id as written.
+    init(_ id: ID, _ style: Style? = nil) {
+        self.init(id.string, style)
     }
 }
 
@@ -56,6 +63,9 @@ struct TextTable {
     var rows: [[Cell]]
     /// Among the drop ranks, when the dates' relative hints move under the dates instead.
     var hintsGiveWayAt = Int.max
+    /// Whether the hints, when they give way, are left out rather than moved under the dates:
+    /// a `--wide` table keeps every column the user asked for and drops the hints before any.
+    var hintsDropWhenGivingWay = false
 
     /// Terminals narrower than this get one block per row.
     static let blockLayoutBelow = 60
@@ -65,10 +75,11 @@ struct TextTable {
     /// `2026-03-01 12:00Z`: a date cell never breaks inside this.
     static let dateWidth = 17
 
-    init(columns: [Column], rows: [[Cell]], hintsGiveWayAt: Int = .max) {
+    init(columns: [Column], rows: [[Cell]], hintsGiveWayAt: Int = .max, hintsDropWhenGivingWay: Bool = false) {
         self.columns = columns
         self.rows = rows
         self.hintsGiveWayAt = hintsGiveWayAt
+        self.hintsDropWhenGivingWay = hintsDropWhenGivingWay
     }
 
     /// A table of fixed columns (TSV, simple tables).
@@ -81,7 +92,7 @@ struct TextTable {
     /// Columns separated by two spaces, UPPERCASE headers, fitted to the terminal as the file
     /// header says.
     func render(_ style: OutputStyle) -> String {
-        let cells = rows.map { row in columns.indices.map { i in
+        var cells = rows.map { row in columns.indices.map { i in
             i < row.count ? Cell(Terminal.escape(row[i].text), row[i].style, pieces: row[i].pieces?.map(Terminal.escape))
                           : Cell("")
         } }
@@ -98,10 +109,21 @@ struct TextTable {
             let next = droppable.min { columns[$0].dropRank! < columns[$1].dropRank! }
             if !hintsUnder && next.map({ columns[$0].dropRank! > hintsGiveWayAt }) ?? true {
                 hintsUnder = true
+                if hintsDropWhenGivingWay { cells = withoutHints(cells) }
                 continue
             }
             guard let next else { return blocks(cells, shown: shown, width: width, style: style) }
             shown.removeAll { $0 == next }
+        }
+    }
+
+    /// The date cells without their relative hints (a date cell's pieces are the date, then the hint).
+    private func withoutHints(_ cells: [[Cell]]) -> [[Cell]] {
+        cells.map { row in
+            row.enumerated().map { i, cell in
+                guard columns[i].kind == .date, let pieces = cell.pieces, pieces.count > 1 else { return cell }
+                return Cell(pieces[0], cell.style, pieces: [pieces[0]])
+            }
         }
     }
 

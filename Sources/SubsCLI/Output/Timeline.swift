@@ -11,10 +11,12 @@ struct Timeline {
     /// Transaction entries by transactionId (with their place in their chain), and each chain's
     /// oldest first. Lookups are by index or binary search: a customer with 20 000 renewals
     /// is worded in linear time.
-    private var byTransaction: [String: (entry: HistoryEntry, position: Int)] = [:]
-    private var byChain: [String: [HistoryEntry]] = [:]
+    /// Keyed by the ids' bytes (SPEC section 7): two chains whose ids are only canonically
+    /// equivalent are two chains.
+    private var byTransaction: [ID: (entry: HistoryEntry, position: Int)] = [:]
+    private var byChain: [ID: [HistoryEntry]] = [:]
     /// Each chain's events, oldest first (a renewal after a pause is a resumption).
-    private var eventsByChain: [String: [HistoryEntry]] = [:]
+    private var eventsByChain: [ID: [HistoryEntry]] = [:]
 
     /// Entries come oldest first (the history's order), so each chain's lists are sorted by date.
     init(_ entries: [HistoryEntry], catalog: Catalog?) {
@@ -22,11 +24,11 @@ struct Timeline {
         for entry in entries {
             switch entry.kind {
             case .transaction:
-                let chain = entry.text("originalTransactionId")
-                if let id = entry.text("transactionId") { byTransaction[id] = (entry, chain.flatMap { byChain[$0]?.count } ?? 0) }
+                let chain = entry.id("originalTransactionId")
+                if let id = entry.id("transactionId") { byTransaction[id] = (entry, chain.flatMap { byChain[$0]?.count } ?? 0) }
                 if let chain { byChain[chain, default: []].append(entry) }
             case .event:
-                if let chain = entry.text("originalTransactionId") { eventsByChain[chain, default: []].append(entry) }
+                if let chain = entry.id("originalTransactionId") { eventsByChain[chain, default: []].append(entry) }
             default:
                 break
             }
@@ -51,7 +53,7 @@ struct Timeline {
         if e.text("ownershipType") == OwnershipType.familySharing.rawValue { extras.append("family sharing") }
         if let code = e.text("offerCode"), !code.isEmpty { extras.append("offer code \(code)") }
         if e.text("environment") == PurchaseEnvironment.sandbox.rawValue { extras.append("sandbox") }
-        return Wording.product(e.text("productId"), e.text("source").flatMap(EntitlementSource.init(rawValue:)) ?? .unknown,
+        return Wording.product(e.id("productId"), e.text("source").flatMap(EntitlementSource.init(rawValue:)) ?? .unknown,
                                extras: extras)
     }
 
@@ -68,12 +70,12 @@ struct Timeline {
         case .subscriptionStarted?: return "Subscribed to \(what)\(through)"
         case .subscriptionRenewed?:
             let previous = previousInChain(e)
-            if let previous, let chain = e.text("originalTransactionId"), let events = eventsByChain[chain],
+            if let previous, let chain = e.id("originalTransactionId"), let events = eventsByChain[chain],
                let last = Self.lastIndex(events, atOrBefore: e.date), events[last].date > previous.date,
                events[last].type == EventType.pauseScheduled.rawValue {
                 return "Resumed \(what) after the pause\(through)"
             }
-            if let from = previous?.text("productId"), from != e.text("productId") {
+            if let from = previous?.id("productId"), from != e.id("productId") {
                 return "Renewed as \(what), changed from \(from)\(through)"
             }
             return "Renewed \(what)\(through)"
@@ -84,7 +86,7 @@ struct Timeline {
     }
 
     private func previousInChain(_ e: HistoryEntry) -> HistoryEntry? {
-        guard let chain = e.text("originalTransactionId"), let id = e.text("transactionId"),
+        guard let chain = e.id("originalTransactionId"), let id = e.id("transactionId"),
               let members = byChain[chain], let position = byTransaction[id]?.position,
               position > 0, position < members.count else { return nil }
         return members[position - 1]
@@ -102,8 +104,8 @@ struct Timeline {
 
     /// Which period was taken back: "(period 2026-04-01 → 2026-05-01)", "(bought 2026-02-14)".
     private func refund(_ e: HistoryEntry) -> String {
-        let refunded = e.text("transactionId").flatMap { byTransaction[$0]?.entry }
-        let what = e.text("productId") ?? refunded?.text("productId") ?? "?"
+        let refunded = e.id("transactionId").flatMap { byTransaction[$0]?.entry }
+        let what = e.id("productId") ?? refunded?.id("productId") ?? "?"
         var which = ""
         if let refunded {
             which = refunded.date("expirationDate").map { " (period \(day(refunded.date)) → \(day($0)))" }
@@ -117,13 +119,13 @@ struct Timeline {
 
     /// The chain's transaction in force at the event: its product and its period's end.
     private func period(at e: HistoryEntry) -> HistoryEntry? {
-        guard let chain = e.text("originalTransactionId"), let members = byChain[chain] else { return nil }
+        guard let chain = e.id("originalTransactionId"), let members = byChain[chain] else { return nil }
         return Self.lastIndex(members, atOrBefore: e.date).map { members[$0] }
     }
 
     private func event(_ e: HistoryEntry) -> String {
         let current = period(at: e)
-        let name = current?.text("productId").map { " of \($0)" } ?? ""
+        let name = current?.id("productId").map { " of \($0)" } ?? ""
         let end = current?.date("expirationDate")
         switch EventType(rawValue: e.type) {
         case .autoRenewDisabled?:
@@ -131,10 +133,10 @@ struct Timeline {
         case .autoRenewEnabled?:
             return "Turned auto-renew" + name + " back on"
         case .billingIssue?:
-            var text = "Billing issue: payment\(current?.text("productId").map { " for \($0)" } ?? "") failed"
+            var text = "Billing issue: payment\(current?.id("productId").map { " for \($0)" } ?? "") failed"
             // The grace period runs from the end of the period whose renewal failed; an issue in
             // the middle of a period (a first charge that failed, then retried) has none to name.
-            if let end, e.date >= end, let product = current?.text("productId").flatMap({ catalog?[$0] }) {
+            if let end, e.date >= end, let product = current?.id("productId").flatMap({ catalog?[$0] }) {
                 if let grace = product.gracePeriod.flatMap({ end.adding($0) }) {
                     text += "; grace period until \(day(grace))"
                 } else if let retry = end.adding(product.billingRetryPeriod) {
@@ -143,9 +145,9 @@ struct Timeline {
             }
             return text
         case .billingRecovered?:
-            return "Billing issue resolved: payment\(current?.text("productId").map { " for \($0)" } ?? "") recovered"
+            return "Billing issue resolved: payment\(current?.id("productId").map { " for \($0)" } ?? "") recovered"
         case .renewalProductChanged?:
-            let to = e.text("productId") ?? "?"
+            let to = e.id("productId") ?? "?"
             return "Plan change: renews as \(to)" + (end.map { " from \(day($0))" } ?? " at the next renewal")
         case .pauseScheduled?:
             let resume = e.date("autoResumeDate").map { " until \(day($0))" } ?? ""
@@ -158,7 +160,7 @@ struct Timeline {
     }
 
     private func grant(_ e: HistoryEntry) -> String {
-        let entitlement = e.entitlements.joined(separator: ", ")
+        let entitlement = e.entitlements.strings.joined(separator: ", ")
         if e.type == "revoked" {
             var text = "Revoked the manual grant of \(entitlement)"
             if let by = e.text("revokedBy") { text += " by \(by)" }
@@ -194,6 +196,9 @@ struct Timeline {
 }
 
 extension HistoryEntry {
+    /// A field that holds an id (transactionId, originalTransactionId, productId), as an id.
+    func id(_ key: String) -> ID? { field(key)?.id }
+
     func text(_ key: String) -> String? {
         if case .string(let value)? = field(key) { return value }
         return nil

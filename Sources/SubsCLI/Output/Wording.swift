@@ -30,9 +30,9 @@ enum Wording {
     }
 
     /// `pro_yearly (App Store)`, or the product alone when the store is not known.
-    static func product(_ productId: String?, _ source: EntitlementSource, extras: [String] = []) -> String {
+    static func product(_ productId: ID?, _ source: EntitlementSource, extras: [String] = []) -> String {
         let details = ([store(source)].compactMap { $0 } + extras).joined(separator: ", ")
-        let name = productId ?? "?"
+        let name = productId?.string ?? "?"
         return details.isEmpty ? name : "\(name) (\(details))"
     }
 
@@ -52,8 +52,7 @@ enum Wording {
         case .unknown: return "unknown"
         case .revoked:
             if e.sourceKind == .grant { return "revoked" }
-            return takenBack(familySharing: e.transactions.last { $0.transactionDate == e.lastPurchaseDate }?.ownershipType == .familySharing
-                             || (e.grantType == .familySharing && e.transactions.isEmpty))
+            return takenBack(familySharing: !e.isRefund)
         case .active:
             return "active, " + renewal(e)
         }

@@ -5,9 +5,9 @@ public enum ProductType: String, Sendable, CaseIterable {
 }
 
 public struct Product: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     public var type: ProductType
-    public var entitlements: [String]
+    public var entitlements: [ID]
     /// Subscriptions only; nil = no grace period.
     public var gracePeriod: ISODuration?
     /// Subscriptions only; defaults to P60D.
@@ -17,7 +17,7 @@ public struct Product: Equatable, Sendable {
 
     public static let defaultBillingRetryPeriod = ISODuration(days: 60)
 
-    public init(id: String, type: ProductType, entitlements: [String],
+    public init(id: ID, type: ProductType, entitlements: [ID],
                 gracePeriod: ISODuration? = nil,
                 billingRetryPeriod: ISODuration = Product.defaultBillingRetryPeriod) {
         self.id = id
@@ -31,30 +31,30 @@ public struct Product: Equatable, Sendable {
 public struct Catalog: Equatable, Sendable {
     /// Products in store order.
     public var products: [Product]
-    private var byId: [String: Int]
+    private var byId: [ID: Int]
     /// Per product (same order): its entitlements without repeats, computed once.
-    private var unlocks: [[String]]
+    private var unlocks: [[ID]]
 
     public init(_ products: [Product]) {
         self.products = products
-        var byId: [String: Int] = [:]
+        var byId: [ID: Int] = [:]
         for (i, p) in products.enumerated() { byId[p.id] = i }
         self.byId = byId
         unlocks = products.map { product in
-            var seen = Set<String>()
+            var seen = Set<ID>()
             return product.entitlements.filter { seen.insert($0).inserted }
         }
     }
 
     /// The entitlements a product unlocks, each once; [] for a product not in the catalog.
-    public func entitlements(unlockedBy productId: String) -> [String] {
+    public func entitlements(unlockedBy productId: ID) -> [ID] {
         byId[productId].map { unlocks[$0] } ?? []
     }
 
-    public subscript(id: String) -> Product? { byId[id].map { products[$0] } }
+    public subscript(id: ID) -> Product? { byId[id].map { products[$0] } }
 
-    /// Every entitlement id some product unlocks, sorted.
-    public var entitlementIds: [String] {
+    /// Every entitlement id some product unlocks, sorted by bytes.
+    public var entitlementIds: [ID] {
         Array(Set(products.flatMap(\.entitlements))).sorted()
     }
 }

@@ -28,9 +28,9 @@ public enum OwnershipType: String, Sendable, CaseIterable {
 }
 
 public struct Transaction: Equatable, Sendable {
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var productId: String
+    public var transactionId: ID
+    public var originalTransactionId: ID
+    public var productId: ID
     public var type: TransactionType
     public var transactionDate: Instant
     public var expirationDate: Instant?
@@ -42,7 +42,7 @@ public struct Transaction: Equatable, Sendable {
     public var orderId: String?
     public var revocationDate: Instant?
 
-    public init(transactionId: String, originalTransactionId: String, productId: String,
+    public init(transactionId: ID, originalTransactionId: ID, productId: ID,
                 type: TransactionType, transactionDate: Instant, expirationDate: Instant? = nil,
                 source: PurchaseSource = .unknown, environment: PurchaseEnvironment = .production,
                 ownershipType: OwnershipType = .owner, offerCode: String? = nil,
@@ -70,14 +70,14 @@ public enum EventType: String, Sendable, CaseIterable {
 public struct SubscriptionEvent: Equatable, Sendable {
     public var type: EventType
     public var date: Instant
-    public var originalTransactionId: String
+    public var originalTransactionId: ID
     /// renewalProductChanged only.
-    public var productId: String?
+    public var productId: ID?
     /// pauseScheduled only.
     public var autoResumeDate: Instant?
 
-    public init(type: EventType, date: Instant, originalTransactionId: String,
-                productId: String? = nil, autoResumeDate: Instant? = nil) {
+    public init(type: EventType, date: Instant, originalTransactionId: ID,
+                productId: ID? = nil, autoResumeDate: Instant? = nil) {
         self.type = type
         self.date = date
         self.originalTransactionId = originalTransactionId
@@ -87,8 +87,8 @@ public struct SubscriptionEvent: Equatable, Sendable {
 }
 
 public struct Grant: Equatable, Sendable {
-    public var id: String
-    public var entitlement: String
+    public var id: ID
+    public var entitlement: ID
     public var grantedAt: Instant
     /// nil = lifetime.
     public var expirationDate: Instant?
@@ -98,7 +98,7 @@ public struct Grant: Equatable, Sendable {
     public var revokedBy: String?
     public var revokeReason: String?
 
-    public init(id: String, entitlement: String, grantedAt: Instant, expirationDate: Instant?,
+    public init(id: ID, entitlement: ID, grantedAt: Instant, expirationDate: Instant?,
                 grantedBy: String? = nil, reason: String? = nil, revokedAt: Instant? = nil,
                 revokedBy: String? = nil, revokeReason: String? = nil) {
         self.id = id
@@ -115,8 +115,8 @@ public struct Grant: Equatable, Sendable {
 
 /// A customer record. Arrays keep store order (it breaks ties in the rules and in history).
 public struct CustomerRecord: Equatable, Sendable {
-    public var id: String
-    public var aliases: [String]
+    public var id: ID
+    public var aliases: [ID]
     public var firstSeen: Instant?
     /// The `attributes` object as stored (shown as-is), or nil when absent.
     public var attributes: JSONObject?
@@ -124,7 +124,7 @@ public struct CustomerRecord: Equatable, Sendable {
     public var events: [SubscriptionEvent]
     public var grants: [Grant]
 
-    public init(id: String, aliases: [String] = [], firstSeen: Instant? = nil,
+    public init(id: ID, aliases: [ID] = [], firstSeen: Instant? = nil,
                 attributes: JSONObject? = nil, transactions: [Transaction] = [],
                 events: [SubscriptionEvent] = [], grants: [Grant] = []) {
         self.id = id

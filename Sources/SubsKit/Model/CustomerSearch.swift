@@ -42,9 +42,14 @@ public struct FindQuery: Equatable, Sendable {
 }
 
 /// Why a customer matches a term. Kinds are tried in this order; a customer matching a term in
-/// several ways is reported once, by the first.
+/// several ways is reported once, by the first. `displayName`: the `$displayName` (RevenueCat's
+/// reserved attribute) or `name` attribute, in any case, as a support agent types the name a
+/// ticket is signed with.
 public enum MatchKind: String, CaseIterable, Comparable, Sendable {
-    case customerId, alias, email, transactionId, originalTransactionId, orderId, attribute
+    case customerId, alias, email, displayName, transactionId, originalTransactionId, orderId, attribute
+
+    /// The attributes a `displayName` match reads.
+    public static let displayNameKeys = ["$displayName", "name"]
 
     var rank: Int { MatchKind.allCases.firstIndex(of: self)! }
 
@@ -53,14 +58,14 @@ public enum MatchKind: String, CaseIterable, Comparable, Sendable {
 
 /// One customer a term found.
 public struct FindMatch: Equatable, Sendable {
-    public var customerId: String
+    public var customerId: ID
     public var matchedBy: MatchKind
     /// The customer's `email` attribute (RevenueCat: `$email`), when it is a string.
     public var email: String?
     /// Entitlements active at T, sorted.
-    public var activeEntitlements: [String]
+    public var activeEntitlements: [ID]
 
-    public init(customerId: String, matchedBy: MatchKind, email: String?, activeEntitlements: [String]) {
+    public init(customerId: ID, matchedBy: MatchKind, email: String?, activeEntitlements: [ID]) {
         self.customerId = customerId
         self.matchedBy = matchedBy
         self.email = email
@@ -70,10 +75,10 @@ public struct FindMatch: Equatable, Sendable {
     /// `{"customerId", "matchedBy", "email", "activeEntitlements"}`: one match of a find document.
     public var document: JSONValue {
         .object(JSONObject([
-            ("customerId", .string(customerId)),
+            ("customerId", .string(customerId.string)),
             ("matchedBy", .string(matchedBy.rawValue)),
             ("email", email.map { .string($0) } ?? .null),
-            ("activeEntitlements", .array(activeEntitlements.map { .string($0) })),
+            ("activeEntitlements", .array(activeEntitlements.map { .string($0.string) })),
         ]))
     }
 
@@ -117,7 +122,7 @@ public struct FindResult: Equatable, Sendable {
             }
             let ids = active.compactMap(\.stringValue)
             guard ids.count == active.count else { return nil }
-            matches.append(FindMatch(customerId: id, matchedBy: matchedBy, email: email, activeEntitlements: ids))
+            matches.append(FindMatch(customerId: ID(id), matchedBy: matchedBy, email: email, activeEntitlements: ids.ids))
         }
         self.init(term: term, matches: matches)
     }

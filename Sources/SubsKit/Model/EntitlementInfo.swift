@@ -31,7 +31,7 @@ public enum SourceKind: String, Sendable {
 }
 
 public struct EntitlementInfo: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     public var isActive: Bool
     public var state: EntitlementState
     public var renewState: RenewState
@@ -39,7 +39,7 @@ public struct EntitlementInfo: Equatable, Sendable {
     public var periodType: PeriodType
     public var source: EntitlementSource
     public var grantType: GrantType
-    public var productId: String?
+    public var productId: ID?
     public var startedDate: Instant?
     public var trialStartDate: Instant?
     public var firstPurchaseDate: Instant?
@@ -49,12 +49,12 @@ public struct EntitlementInfo: Equatable, Sendable {
     public var billingIssueDetectedAt: Instant?
     public var autoRenewDisableDate: Instant?
     public var autoResumeDate: Instant?
-    public var renewalProductId: String?
+    public var renewalProductId: ID?
     /// nil only where a provider has no renewal counts (RevenueCat v1).
     public var renewsCount: Int?
     public var isSandbox: Bool
     public var lastActivatedOfferCode: String?
-    public var grantId: String?
+    public var grantId: ID?
     /// The chain's transactions dated <= T, oldest first; [that one] for a purchase; [] for a grant.
     public var transactions: [Transaction]
     /// What kind of source describes it (not an output field; wording uses it).
@@ -64,6 +64,9 @@ public struct EntitlementInfo: Equatable, Sendable {
     public var grantReason: String?
     /// For revoked sources: when (purchase/chain refund date, grant revokedAt).
     public var revokedAt: Instant?
+    /// For revoked grants: who revoked it and why (`revoke --actor`, `--reason`).
+    public var revokedBy: String?
+    public var revokeReason: String?
     /// For chains: the resume date of a pause that ended without a renewal (autoResumeDate is
     /// null once a pause is over; the wording still tells it).
     public var lapsedPauseResumeDate: Instant?
@@ -77,17 +80,17 @@ public struct EntitlementInfo: Equatable, Sendable {
     /// subscription, two stores): "why am I still being charged?" is answered from these.
     public var otherActiveSources: [OtherActiveSource] = []
 
-    public init(id: String, isActive: Bool, state: EntitlementState, renewState: RenewState,
+    public init(id: ID, isActive: Bool, state: EntitlementState, renewState: RenewState,
                 willRenew: Bool, periodType: PeriodType, source: EntitlementSource,
-                grantType: GrantType, productId: String?, startedDate: Instant?,
+                grantType: GrantType, productId: ID?, startedDate: Instant?,
                 trialStartDate: Instant?, firstPurchaseDate: Instant?, lastPurchaseDate: Instant?,
                 expirationDate: Instant?, gracePeriodExpirationDate: Instant?,
                 billingIssueDetectedAt: Instant?, autoRenewDisableDate: Instant?,
-                autoResumeDate: Instant?, renewalProductId: String?, renewsCount: Int?,
-                isSandbox: Bool, lastActivatedOfferCode: String?, grantId: String?,
+                autoResumeDate: Instant?, renewalProductId: ID?, renewsCount: Int?,
+                isSandbox: Bool, lastActivatedOfferCode: String?, grantId: ID?,
                 transactions: [Transaction], sourceKind: SourceKind,
                 grantedBy: String? = nil, grantReason: String? = nil, revokedAt: Instant? = nil,
-                lapsedPauseResumeDate: Instant? = nil, billingRetryEndDate: Instant? = nil) {
+                revokedBy: String? = nil, revokeReason: String? = nil, lapsedPauseResumeDate: Instant? = nil, billingRetryEndDate: Instant? = nil) {
         self.id = id
         self.isActive = isActive
         self.state = state
@@ -116,14 +119,36 @@ public struct EntitlementInfo: Equatable, Sendable {
         self.grantedBy = grantedBy
         self.grantReason = grantReason
         self.revokedAt = revokedAt
+        self.revokedBy = revokedBy
+        self.revokeReason = revokeReason
         self.lapsedPauseResumeDate = lapsedPauseResumeDate
         self.billingRetryEndDate = billingRetryEndDate
     }
 }
 
+extension EntitlementInfo {
+    /// When access ended or ends (SPEC section 4, rev. 4): what `check`'s UNTIL shows. A refund
+    /// or revocation ends it then, unless the period (or grant) had already run out; otherwise
+    /// it is `expirationDate` — the grace end during a billing issue, the end of the paid period
+    /// for a pause (access stops there and the pause begins). nil: access never ends.
+    public var accessEndDate: Instant? {
+        guard state == .revoked, let revokedAt else { return expirationDate }
+        return expirationDate.map { min($0, revokedAt) } ?? revokedAt
+    }
+
+    /// The revocation of a purchase or subscription that is a refund: not a grant's revocation,
+    /// and not a family-sharing withdrawal (the organiser stopped sharing; nothing was refunded).
+    public var isRefund: Bool {
+        state == .revoked && sourceKind != .grant && grantType != .familySharing
+    }
+
+    /// When the period in force (or the purchase) was refunded; nil when it was not.
+    public var refundedAt: Instant? { isRefund ? revokedAt : nil }
+}
+
 /// An active source of an entitlement that does not describe it (SPEC section 4, check document).
 public struct OtherActiveSource: Equatable, Sendable {
-    public var productId: String?
+    public var productId: ID?
     public var source: EntitlementSource
     /// When access from it ends (null: never).
     public var expirationDate: Instant?
@@ -133,7 +158,7 @@ public struct OtherActiveSource: Equatable, Sendable {
     public var sourceKind: SourceKind
     public var isSandbox: Bool
 
-    public init(productId: String?, source: EntitlementSource, expirationDate: Instant?, renewState: RenewState,
+    public init(productId: ID?, source: EntitlementSource, expirationDate: Instant?, renewState: RenewState,
                 willRenew: Bool, sourceKind: SourceKind, isSandbox: Bool = false) {
         self.productId = productId
         self.source = source
@@ -154,7 +179,7 @@ public struct OtherActiveSource: Equatable, Sendable {
 public struct CustomerStatus: Equatable, Sendable {
     public var record: CustomerRecord
     /// The id or alias exactly as it was asked for (so output can be joined to its input).
-    public var requestedId: String
+    public var requestedId: ID
     public var requestDate: Instant
     /// True when T is not an instant the provider answered for: a platform's current record
     /// projected to `--at`. Records judged by the rules at T (the store, subs serve) never are.
@@ -162,7 +187,7 @@ public struct CustomerStatus: Equatable, Sendable {
     /// Every entitlement with a source at T, sorted by id.
     public var entitlements: [EntitlementInfo]
 
-    public init(record: CustomerRecord, requestedId: String? = nil, requestDate: Instant, projected: Bool = false,
+    public init(record: CustomerRecord, requestedId: ID? = nil, requestDate: Instant, projected: Bool = false,
                 entitlements: [EntitlementInfo]) {
         self.record = record
         self.requestedId = requestedId ?? record.id
@@ -171,5 +196,5 @@ public struct CustomerStatus: Equatable, Sendable {
         self.entitlements = entitlements
     }
 
-    public var activeEntitlementIds: [String] { entitlements.filter(\.isActive).map(\.id) }
+    public var activeEntitlementIds: [ID] { entitlements.filter(\.isActive).map(\.id) }
 }

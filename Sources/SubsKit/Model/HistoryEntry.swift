@@ -10,11 +10,11 @@ public struct HistoryEntry: Equatable, Sendable {
     /// Transaction type, event type, "revoked" (refund, grant revocation) or "granted".
     public var type: String
     /// Entitlement ids the entry concerns, sorted.
-    public var entitlements: [String]
+    public var entitlements: [ID]
     /// The keys that apply to this kind, in output order (SPEC section 4).
     public var fields: [(key: String, value: HistoryValue)]
 
-    public init(date: Instant, kind: HistoryKind, type: String, entitlements: [String],
+    public init(date: Instant, kind: HistoryKind, type: String, entitlements: [ID],
                 fields: [(key: String, value: HistoryValue)]) {
         self.date = date
         self.kind = kind
@@ -35,4 +35,19 @@ public struct HistoryEntry: Equatable, Sendable {
 public enum HistoryValue: Equatable, Sendable {
     case string(String?)
     case date(Instant?)
+
+    /// Strings by their bytes: the values are ids for the most part (SPEC section 7).
+    public static func == (a: HistoryValue, b: HistoryValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x.map { x in y.map { ID.bytesEqual(x, $0) } ?? false } ?? (y == nil)
+        case (.date(let x), .date(let y)): return x == y
+        default: return false
+        }
+    }
+
+    /// The value as an id (a transaction, chain or product id field); nil for a date or no value.
+    public var id: ID? {
+        if case .string(let text?) = self { return ID(text) }
+        return nil
+    }
 }

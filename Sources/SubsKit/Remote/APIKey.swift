@@ -36,10 +36,9 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     /// into the SHA-256 that names the cache file together with provider and URL).
     var cachePartition: [UInt8] { Array(secret.utf8) }
 
-    /// The key, and warnings for the caller to print (the library never prints).
+    /// The key, when one was given.
     public struct Loaded: Sendable {
         public var key: APIKey?
-        public var warnings: [String]
     }
 
     /// Largest key file read; a key is a line, not a document.
@@ -48,33 +47,20 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     /// Loads the key from the first of `flagFile` (--api-key-file), `environmentFile`
     /// (SUBS_API_KEY_FILE), `environmentValue` (SUBS_API_KEY) that is given (non-nil; an empty
     /// file path counts as not given). None given: no key. One trailing newline is trimmed.
+    /// A key file must be a secret file (`SecretFile`): else `SecretFileError`.
     public static func load(flagFile: String?, environmentFile: String?, environmentValue: String?) throws -> Loaded {
         if let path = flagFile ?? environmentFile.flatMap({ $0.isEmpty ? nil : $0 }) {
             return try loadFile(path)
         }
         if let value = environmentValue {
-            return Loaded(key: try checked(trimOneNewline(value), source: "SUBS_API_KEY"), warnings: [])
+            return Loaded(key: try checked(trimOneNewline(value), source: "SUBS_API_KEY"))
         }
-        return Loaded(key: nil, warnings: [])
+        return Loaded(key: nil)
     }
 
     static func loadFile(_ path: String) throws -> Loaded {
-        guard !path.isEmpty else { throw RemoteError.apiKeyUnreadable(path: "''", reason: "empty path") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            // Only a refusal is a permission problem (77); a wrong path is configuration (78).
-            if errno == EACCES || errno == EPERM { throw RemoteError.apiKeyPermissionDenied(path: path, reason: reason) }
-            throw RemoteError.apiKeyUnreadable(path: path, reason: reason)
-        }
+        let fd = try SecretFile.open(path, kind: .apiKey)
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw RemoteError.apiKeyUnreadable(path: path, reason: String(cString: strerror(errno))) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw RemoteError.apiKeyUnreadable(path: path, reason: "is a directory") }
-        var warnings: [String] = []
-        if (info.st_mode & S_IFMT) == S_IFREG && (info.st_mode & 0o044) != 0 {
-            warnings.append("\(path): the API key file is readable by group or others; chmod 600 it")
-        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -90,7 +76,7 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw RemoteError.apiKeyInvalid(source: path, reason: "not UTF-8 text")
         }
-        return Loaded(key: try checked(trimOneNewline(text), source: path), warnings: warnings)
+        return Loaded(key: try checked(trimOneNewline(text), source: path))
     }
 
     static func trimOneNewline(_ text: String) -> String {

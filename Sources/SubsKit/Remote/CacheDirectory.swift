@@ -104,9 +104,10 @@ struct CacheDirectory {
         return .bytes(bytes)
     }
 
-    /// Writes entry `name`: a new 0600 file beside it (created exclusively, never through a
-    /// link), synced, then renamed over it.
-    func write(_ bytes: [UInt8], to name: String) throws {
+    /// Writes entry `name` from `parts` (a header and a body, never copied into one): a new 0600
+    /// file beside it (created exclusively, never through a link), synced, then renamed over it,
+    /// so that a reader — another subs process too — sees the old entry or the new one, whole.
+    func write(_ parts: [[UInt8]], to name: String) throws {
         var temporary = ""
         var file: Int32 = -1
         for _ in 0..<8 where file < 0 {
@@ -116,11 +117,13 @@ struct CacheDirectory {
         }
         guard file >= 0 else { throw RemoteError.cache(path: path, reason: "cannot create a file: \(String(cString: strerror(errno)))") }
         var ok = fchmod(file, 0o600) == 0
-        var offset = 0
-        while ok && offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { ok = false } else { offset += n }
+        for bytes in parts {
+            var offset = 0
+            while ok && offset < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, bytes.count - offset) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { ok = false } else { offset += n }
+            }
         }
         let code = errno
         ok = ok && fsync(file) == 0

@@ -34,25 +34,39 @@ final class CurlExchange {
     }
 
     /// One header line as libcurl hands it over, CRLF included. A status line starts a new
-    /// response (after a 1xx interim answer only the last one counts).
-    func receivedHeader(_ bytes: UnsafeRawBufferPointer) {
+    /// response (after a 1xx interim answer only the last one counts). False when the header
+    /// announces a body over the limit: the transfer ends before a byte of it is received.
+    func receivedHeader(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             headers = []
             sawStatusLine = true
-            return
+            return true
         }
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty { return }
+        if trimmed.isEmpty {
+            // The end of the head: a body of known length gets its room at once (no doubling
+            // copies of a large answer); one announced over the limit is not received at all.
+            if method != "HEAD", HeaderList.first("Content-Encoding", in: headers) == nil,
+               let text = HeaderList.first("Content-Length", in: headers), let length = Int(text.trimmingCharacters(in: .whitespaces)) {
+                if length > limit {
+                    tooLarge = true
+                    return false
+                }
+                if length > 0 && body.isEmpty { body.reserveCapacity(length) }
+            }
+            return true
+        }
         if line.first == " " || line.first == "\t", !headers.isEmpty {
             // Obsolete line folding: the line continues the previous header's value.
             headers[headers.count - 1].value += " " + trimmed
-            return
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].trimmingCharacters(in: .whitespaces)
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         headers.append((name, value))
+        return true
     }
 
     /// The answer, or why there is none. `code` is curl_easy_perform's CURLcode, `status` the

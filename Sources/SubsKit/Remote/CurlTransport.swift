@@ -40,7 +40,7 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         let (curl, handle) = try takeHandle()
         defer { giveBack(handle) }
         guard request.timeout > 0 else { throw TransportError.timedOut }
-        let exchange = CurlExchange(limit: maxBodySize, method: request.method)
+        let exchange = CurlExchange(limit: min(maxBodySize, max(0, request.maxBodySize)), method: request.method)
         let code = try perform(request, exchange, curl, handle)
         var status = 0
         _ = curl.getInfoLong(handle, CurlConstant.responseCode, &status)
@@ -184,7 +184,6 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         let exchange = Unmanaged<CurlExchange>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
         guard length > 0, let bytes else { return length }
-        exchange.receivedHeader(UnsafeRawBufferPointer(start: bytes, count: length))
-        return length
+        return exchange.receivedHeader(UnsafeRawBufferPointer(start: bytes, count: length)) ? length : 0
     }
 }

@@ -2,10 +2,13 @@
 // header, retries what may be retried within one overall deadline, caches successful GETs
 // and answers from the cache when the server cannot be reached.
 //
-// Deadline: the whole operation — every attempt and every wait between them — ends within
-// `timeout` seconds (SPEC: "the documented exit status within the timeout"). Each attempt
-// gets what is left; a backoff or Retry-After that would not leave room for another attempt
-// ends the retries at once with the last failure instead of sleeping into the deadline.
+// Deadline: one `RemoteBudget` per command (SPEC section 7 rev. 4, "Budgets"): every request
+// of the command — each attempt and every wait between them — ends by its deadline. Each
+// attempt gets what is left; a backoff or Retry-After that would not leave room for another
+// attempt ends the retries at once with the last failure instead of sleeping into the
+// deadline, and a request the budget has no time left for is not sent (nor answered from the
+// cache: the server was not asked, so it is not known to be unreachable). Each attempt may
+// receive what is left of the command's byte budget, and its answer is then held by it.
 
 import Dispatch
 import SubsJSON
@@ -55,7 +58,10 @@ public struct RemoteAnswer: Sendable {
 public final class RemoteClient: @unchecked Sendable {
     public let endpoint: RemoteEndpoint
     let transport: HTTPTransport
-    let timeout: Double
+    /// The command's time and byte budget, shared by every request of the client.
+    public let budget: RemoteBudget
+    /// `--timeout`, in seconds (what messages say).
+    public var timeout: Double { budget.seconds }
     let userAgent: String
     let cache: ResponseCache?
     let retry: RetryPolicy
@@ -67,16 +73,17 @@ public final class RemoteClient: @unchecked Sendable {
 
     /// `random` answers in [0, 1) (backoff jitter), `sleep` waits seconds, `monotonic` reads a
     /// clock in seconds that never jumps; `clock` is wall time (HTTP-dates, cache ages). `log`
-    /// gets one line per attempt, never with the key.
+    /// gets one line per attempt, never with the key. `budget`: the command's; nil makes one of
+    /// `timeout` seconds on `monotonic`, starting now.
     public init(endpoint: RemoteEndpoint, transport: HTTPTransport, timeout: Double, version: String,
                 cache: ResponseCache?, clock: Clock, retry: RetryPolicy = RetryPolicy(),
                 random: @escaping () -> Double = { Double.random(in: 0..<1) },
                 sleep: @escaping (Double) -> Void = { seconds in if seconds > 0 { RemoteClient.sleepSeconds(seconds) } },
-                monotonic: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+                monotonic: @escaping () -> Double = RemoteBudget.uptime, budget: RemoteBudget? = nil,
                 log: ((String) -> Void)? = nil) {
         self.endpoint = endpoint
         self.transport = transport
-        self.timeout = timeout
+        self.budget = budget ?? RemoteBudget(seconds: timeout, monotonic: monotonic)
         self.userAgent = "subs/\(version)"
         self.cache = cache
         self.retry = retry
@@ -88,13 +95,23 @@ public final class RemoteClient: @unchecked Sendable {
     }
 
     /// `customer`: who the answer is about; a cached answer is bound to it.
-    /// `deadline`: a `now()` instant (seconds, monotonic) the request must end by, for an
-    /// operation of several requests sharing one `--timeout` budget (a paginated list).
+    /// `deadline`: a `now()` instant (seconds, monotonic) the request must end by instead of the
+    /// command's: a walk of a whole platform bounds each page (`budget.pageDeadline()`).
     public func get(_ path: String, customer: String? = nil, headers: [(name: String, value: String)] = [],
                     cachePolicy: CachePolicy = .network, deadline: Double? = nil,
                     refusal: ((RemoteAnswer) -> Error?)? = nil) throws -> RemoteAnswer {
         try send("GET", path, customer: customer, headers: headers, body: nil, cachePolicy: cachePolicy,
                  deadline: deadline, refusal: refusal)
+    }
+
+    /// Removes the cached answers of `paths` (a listing that did not reach its end keeps no page:
+    /// a later `--offline` read must not take a part of it for the whole).
+    public func forget(_ paths: [String], customer: String?) {
+        guard let cache else { return }
+        for path in paths {
+            cache.remove(ResponseCache.Key(provider: endpoint.provider, url: endpoint.url.appending(path), apiKey: endpoint.apiKey,
+                                           customer: customer))
+        }
     }
 
     /// The monotonic clock deadlines are read on, in seconds.
@@ -129,13 +146,20 @@ public final class RemoteClient: @unchecked Sendable {
             throw RemoteError.notCached(url: shown)
         }
 
+        let deadline = deadline ?? budget.deadline
+        // Nothing is sent once the budget is spent, and the cache does not stand in for a server
+        // that was not asked.
+        guard deadline - monotonic() > 0 else {
+            log?("\(method) \(shown): not sent, the --timeout of \(RemoteFormat.seconds(timeout)) s is spent")
+            throw RemoteError.timeout(url: shown, seconds: timeout)
+        }
         var request = RemoteRequest(method: method, url: url, headers: requestHeaders(headers, hasBody: body != nil), body: body)
         do {
             let response = try exchange(&request, shown: shown, deadline: deadline, refusal: refusal)
             var warnings: [String] = []
             // Only an answer in the API's language is kept: an HTML page from a captive portal or a
             // proxy must not become the answer given later, when the server cannot be reached.
-            if isGet, (200..<300).contains(response.status), let cache = cache, (try? JSON.parse(response.body)) != nil {
+            if isGet, (200..<300).contains(response.status), let cache = cache, RemoteClient.isJSON(response.body) {
                 do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
             }
             return RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: warnings)
@@ -174,11 +198,9 @@ public final class RemoteClient: @unchecked Sendable {
         return headers + extra.filter { !own.contains($0.name.lowercased()) }
     }
 
-    /// The attempts, within the deadline.
-    private func exchange(_ request: inout RemoteRequest, shown: String, deadline overall: Double?,
+    /// The attempts, within the deadline; the answer's bytes are held by the command's budget.
+    private func exchange(_ request: inout RemoteRequest, shown: String, deadline: Double,
                           refusal: ((RemoteAnswer) -> Error?)?) throws -> RemoteResponse {
-        let start = monotonic()
-        let deadline = min(start + timeout, overall ?? .infinity)
         let repeatable = RetryPolicy.mayRepeat(method: request.method, headers: request.headers)
         var attempt = 0
         while true {
@@ -186,12 +208,17 @@ public final class RemoteClient: @unchecked Sendable {
             let remaining = deadline - monotonic()
             guard remaining > 0 else { throw RemoteError.timeout(url: shown, seconds: timeout) }
             request.timeout = remaining
+            request.maxBodySize = budget.bytesLeft
             let retriesLeft = repeatable && attempt <= retry.maxRetries
             let failure: RemoteError
             var wait: Double
             do {
                 let response = try transport.send(request)
                 log?("\(request.method) \(shown): HTTP \(response.status) (attempt \(attempt))")
+                // A transport that does not keep to the bound is held to it here.
+                guard response.body.count <= request.maxBodySize, budget.hold(response.body.count) else {
+                    throw TransportError.bodyTooLarge(limit: request.maxBodySize)
+                }
                 if response.status >= 500, let refused = refusal?(RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: [])) {
                     throw refused
                 }
@@ -214,6 +241,8 @@ public final class RemoteClient: @unchecked Sendable {
                 log?("\(request.method) \(shown): \(error) (attempt \(attempt))")
                 switch error {
                 case .timedOut: throw RemoteError.timeout(url: shown, seconds: timeout)
+                case .bodyTooLarge(let limit) where limit >= request.maxBodySize && request.maxBodySize < RemoteBudget.answerLimit:
+                    throw RemoteError.answersTooLarge(url: shown, limit: budget.byteLimit)
                 case .bodyTooLarge, .malformedResponse: throw RemoteError.protocolError(url: shown, reason: "\(error)")
                 case .tls, .other: throw RemoteError.unavailable(url: shown, reason: "\(error)", attempts: attempt)
                 case .cannotConnect, .dnsFailure, .connectionLost, .truncatedBody:
@@ -231,6 +260,19 @@ public final class RemoteClient: @unchecked Sendable {
 }
 
 extension RemoteClient {
+    /// Whether `bytes` are one JSON document, checked without building its values (a 15 MiB page
+    /// checked for the cache costs no tree of it).
+    static func isJSON(_ bytes: [UInt8]) -> Bool {
+        var scan = ValidityScan()
+        return bytes.withUnsafeBytes { (try? JSON.scan($0, visitor: &scan)) != nil }
+    }
+
+    private struct ValidityScan: JSONScanVisitor {
+        var reportDepth: Int { -1 }
+        mutating func enter(depth: Int, key: JSONKey?, index: Int, start: Int) {}
+        mutating func value(depth: Int, key: JSONKey?, index: Int, range: Range<Int>) {}
+    }
+
     /// Sleeps `seconds` (fractions allowed).
     public static func sleepSeconds(_ seconds: Double) {
     var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))

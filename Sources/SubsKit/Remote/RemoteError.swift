@@ -1,6 +1,6 @@
 // What can go wrong talking to a remote API. The CLI maps each case to an exit status (SPEC
 // section 1): unavailable, timeout, notCached and libcurlMissing → 69; rateLimited → 75;
-// protocolError → 76; unauthorized → 77; notFound → 3 (providers may decide otherwise); insecureURL, invalidURL
+// protocolError and answersTooLarge → 76; unauthorized → 77; notFound → 3 (providers may decide otherwise); insecureURL, invalidURL
 // and the API key cases → 78 (configuration), or 64 when the URL came from a flag.
 // No message ever contains the API key: URLs are shown without user info, query or fragment.
 
@@ -69,10 +69,9 @@ public enum RemoteError: Error, Equatable, Sendable {
     case invalidURL(url: String, reason: String)
     /// `--offline` (or a fallback) found no cached answer.
     case notCached(url: String)
-    /// The API key file cannot be read: a wrong path, a directory, too large (a configuration error).
+    /// The API key file cannot be read to its end, or is too large (a configuration error).
+    /// (Opening it, and refusing one that is not a secret file, is `SecretFileError`.)
     case apiKeyUnreadable(path: String, reason: String)
-    /// The API key file exists but this user may not read it.
-    case apiKeyPermissionDenied(path: String, reason: String)
     /// The API key is empty (after trimming one trailing newline).
     case apiKeyEmpty(source: String)
     /// The API key holds characters no HTTP header may carry (a newline inside, control characters).
@@ -82,6 +81,18 @@ public enum RemoteError: Error, Equatable, Sendable {
     /// libcurl, which the transport loads on the first request, is not on this machine
     /// (or lacks a function); nothing was sent.
     case libcurlMissing(reason: String)
+    /// The answers of the command would pass what it may hold in memory (`RemoteBudget`,
+    /// `limit` bytes in all): this one was stopped while it arrived.
+    case answersTooLarge(url: String, limit: Int)
+
+    /// Whether the command's budget (its time or its bytes) ended the request, rather than the
+    /// server: what a batch or a listing says of what it could not read.
+    public var isBudgetSpent: Bool {
+        switch self {
+        case .timeout, .answersTooLarge: return true
+        default: return false
+        }
+    }
 }
 
 extension RemoteError: CustomStringConvertible {
@@ -104,17 +115,38 @@ extension RemoteError: CustomStringConvertible {
         case .invalidURL(let url, let reason): return "\(url): invalid remote URL: \(reason)"
         case .notCached(let url): return "\(url): no cached answer (offline)"
         case .apiKeyUnreadable(let path, let reason): return "\(path): cannot read the API key file: \(reason)"
-        case .apiKeyPermissionDenied(let path, let reason): return "\(path): cannot read the API key file: \(reason)"
         case .apiKeyEmpty(let source): return "\(source): the API key is empty"
         case .apiKeyInvalid(let source, let reason): return "\(source): unusable API key: \(reason)"
         case .cache(let path, let reason): return "\(path): cache: \(reason)"
+        case .answersTooLarge(let url, let limit):
+            return "\(url): not read: the answers of this command would pass the \(RemoteFormat.bytes(limit)) subs holds of them"
         case .libcurlMissing(let reason):
             return "remote access needs libcurl (Debian/Ubuntu: apt-get install libcurl4): \(reason)"
         }
     }
 }
 
+extension RemoteError {
+    /// Why the budget stopped a listing, said after what was read ("… for 3 pages only: the
+    /// --timeout of 2 s was spent").
+    public var budgetReason: String {
+        switch self {
+        case .timeout(_, let seconds): return "the --timeout of \(RemoteFormat.seconds(seconds)) s was spent"
+        case .answersTooLarge(_, let limit):
+            return "the command's remote answers reached the \(RemoteFormat.bytes(limit)) subs holds of them"
+        default: return description
+        }
+    }
+}
+
 enum RemoteFormat {
+    /// 268435456 → "256 MiB", 65536 → "64 KiB", 500 → "500 bytes".
+    static func bytes(_ n: Int) -> String {
+        if n >= 1 << 20 && n % (1 << 20) == 0 { return "\(n >> 20) MiB" }
+        if n >= 1 << 10 && n % (1 << 10) == 0 { return "\(n >> 10) KiB" }
+        return "\(n) bytes"
+    }
+
     /// 10 → "10", 0.5 → "0.5", 2.25 → "2.25".
     static func seconds(_ s: Double) -> String {
         if s == s.rounded(), abs(s) < 1e15 { return String(Int(s)) }

@@ -10,20 +10,25 @@ public struct RemoteRequest: Sendable, Equatable {
     public var body: [UInt8]?
     /// Seconds the transport may spend on this request, from sending to the last body byte.
     public var timeout: Double
+    /// The most body bytes the transport may receive (what is left of the command's byte budget):
+    /// a longer answer is abandoned while it arrives (`TransportError.bodyTooLarge`).
+    public var maxBodySize: Int
 
-    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Double = 10) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Double = 10,
+                maxBodySize: Int = RemoteBudget.answerLimit) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxBodySize = maxBodySize
     }
 
     /// The first header called `name` (case-insensitive).
     public func header(_ name: String) -> String? { HeaderList.first(name, in: headers) }
 
     public static func == (a: RemoteRequest, b: RemoteRequest) -> Bool {
-        a.method == b.method && a.url == b.url && a.body == b.body && a.timeout == b.timeout
+        a.method == b.method && a.url == b.url && a.body == b.body && a.timeout == b.timeout && a.maxBodySize == b.maxBodySize
             && a.headers.map(\.name) == b.headers.map(\.name) && a.headers.map(\.value) == b.headers.map(\.value)
     }
 }

@@ -34,18 +34,26 @@ public struct CachedAnswer: Sendable, Equatable {
 public struct ResponseCache: Sendable {
     /// Bodies larger than this are not stored.
     public static let maxBodySize = 16 << 20
+    /// The bound of the whole cache when SUBS_CACHE_MAX does not say (SPEC section 7 rev. 4).
+    public static let defaultMaxBytes = 128 << 20
     /// The header line's bound: an entry longer than the body bound plus this is not read.
     static let maxHeaderSize = 64 * 1024
     static let format = "subs-cache 2"
 
     public let directory: String
+    /// The most bytes the entries may take together; 0: nothing is stored.
+    public let maxBytes: Int
     let clock: Clock
     private let distrust: DistrustReport
+    private let ledger = CacheLedger()
 
     /// `onDistrust` hears, once, why the cache is not used (a directory or entry another user
-    /// owns or may write); the caller prints it.
-    public init(directory: String, clock: Clock, onDistrust: ((String) -> Void)? = nil) {
+    /// owns or may write); the caller prints it. `maxBytes`: the bound of the whole cache
+    /// (SUBS_CACHE_MAX); writing past it evicts the oldest entries first.
+    public init(directory: String, clock: Clock, maxBytes: Int = ResponseCache.defaultMaxBytes,
+                onDistrust: ((String) -> Void)? = nil) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        self.maxBytes = max(0, maxBytes)
         self.clock = clock
         self.distrust = DistrustReport(onDistrust)
     }
@@ -115,7 +123,7 @@ public struct ResponseCache: Sendable {
             return nil
         }
         defer { folder.close() }
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         switch folder.read(key.fileName, limit: ResponseCache.maxBodySize + ResponseCache.maxHeaderSize) {
         case .bytes(let read): bytes = read
         case .distrusted(let why):
@@ -134,18 +142,23 @@ public struct ResponseCache: Sendable {
         else { return nil }
         var headers: [(name: String, value: String)] = [("Content-Type", header["contentType"]?.stringValue ?? "application/json")]
         if let date = header["date"]?.stringValue { headers.append(("Date", date)) }
-        return CachedAnswer(response: RemoteResponse(status: status, headers: headers, body: Array(bytes[(newline + 1)...])),
+        // The body moved down in place: a large entry is not held twice.
+        bytes.removeSubrange(0...newline)
+        return CachedAnswer(response: RemoteResponse(status: status, headers: headers, body: bytes),
                             storedAt: Instant(seconds: stored))
     }
 
     // MARK: storing
 
-    /// Stores a successful answer; throws `RemoteError.cache` (too large, cannot write…). An
-    /// untrusted directory is not written to (and not an error: `onDistrust` hears why).
+    /// Stores a successful answer, then evicts the oldest entries while the cache is over its
+    /// bound; throws `RemoteError.cache` (too large, cannot write…). An untrusted directory is
+    /// not written to (and not an error: `onDistrust` hears why); an answer larger than the
+    /// bound (or any, with a bound of 0) is quietly not stored.
     public func store(_ response: RemoteResponse, for key: Key) throws {
         guard response.body.count <= ResponseCache.maxBodySize else {
             throw RemoteError.cache(path: directory, reason: "answer larger than 16 MiB, not cached")
         }
+        guard response.body.count < maxBytes else { return }
         try prepareDirectory()
         let folder: CacheDirectory
         switch CacheDirectory.open(directory) {
@@ -164,8 +177,17 @@ public struct ResponseCache: Sendable {
         ]
         if let date = response.header("Date") { members.append(("date", .string(date))) }
         if let type = response.header("Content-Type") { members.append(("contentType", .string(type))) }
-        let bytes = Array((JSONWriter.compact(.object(JSONObject(members))) + "\n").utf8) + response.body
-        try folder.write(bytes, to: key.fileName)
+        let header = Array((JSONWriter.compact(.object(JSONObject(members))) + "\n").utf8)
+        guard header.count + response.body.count <= maxBytes else { return }
+        try folder.write([header, response.body], to: key.fileName)
+        ledger.wrote(header.count + response.body.count, bound: maxBytes, in: folder)
+    }
+
+    /// Removes the entry of `key`, if any (a page of a listing that did not reach its end).
+    public func remove(_ key: Key) {
+        guard case .trusted(let folder) = CacheDirectory.open(directory) else { return }
+        defer { folder.close() }
+        folder.remove(key.fileName)
     }
 
     /// Creates the directory (and missing parents) 0700; an existing one is checked on opening.

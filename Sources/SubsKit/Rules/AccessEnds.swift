@@ -4,11 +4,11 @@
 
 /// Access to `entitlement` ended at `date` and did not continue from another source.
 public struct AccessEnd: Equatable, Sendable {
-    public var entitlement: String
+    public var entitlement: ID
     public var date: Instant
     public var cause: AccessEndCause
 
-    public init(entitlement: String, date: Instant, cause: AccessEndCause) {
+    public init(entitlement: ID, date: Instant, cause: AccessEndCause) {
         self.entitlement = entitlement
         self.date = date
         self.cause = cause
@@ -18,26 +18,26 @@ public struct AccessEnd: Equatable, Sendable {
 /// What ended the last source that gave access.
 public enum AccessEndCause: Equatable, Sendable {
     /// The paid period ran out; `autoRenewOff` when the customer had turned auto-renew off.
-    case expired(productId: String, autoRenewOff: Bool)
+    case expired(productId: ID, autoRenewOff: Bool)
     /// A renewal payment failed and was not recovered (within the grace period, if any).
-    case billingIssue(productId: String)
+    case billingIssue(productId: ID)
     /// The period ran out into a scheduled pause.
-    case paused(productId: String, resumes: Instant?)
+    case paused(productId: ID, resumes: Instant?)
     /// A pending product change renewed into a product that does not unlock the entitlement.
-    case planChanged(from: String, to: String)
+    case planChanged(from: ID, to: ID)
     /// The period in force (or the purchase) was refunded, or its family-sharing access withdrawn.
-    case refunded(productId: String, familySharing: Bool)
-    case grantExpired(grantId: String)
-    case grantRevoked(grantId: String, revokedBy: String?)
+    case refunded(productId: ID, familySharing: Bool)
+    case grantExpired(grantId: ID)
+    case grantRevoked(grantId: ID, revokedBy: String?)
 }
 
 public enum AccessEnds {
     /// Every end of access up to `until`, oldest first (ties: by entitlement id).
     public static func of(_ customer: CustomerRecord, catalog: Catalog, until: Instant) -> [AccessEnd] {
-        var spans: [String: [Span]] = [:]
+        var spans: [ID: [Span]] = [:]
         let transactions = customer.transactions.enumerated().filter { $0.element.transactionDate <= until }
 
-        var eventsByChain: [String: [SubscriptionEvent]] = [:]
+        var eventsByChain: [ID: [SubscriptionEvent]] = [:]
         for event in customer.events where event.date <= until {
             eventsByChain[event.originalTransactionId, default: []].append(event)
         }
@@ -106,10 +106,10 @@ public enum AccessEnds {
 
     /// Subscription transactions per (entitlement, chain), each chain oldest first (store order
     /// among equal dates), as the rules group them.
-    static func chains(_ transactions: [Indexed<Transaction>], catalog: Catalog) -> [(String, [Transaction])] {
+    static func chains(_ transactions: [Indexed<Transaction>], catalog: Catalog) -> [(ID, [Transaction])] {
         struct Key: Hashable {
-            let entitlement: String
-            let chainId: String
+            let entitlement: ID
+            let chainId: ID
         }
         var order: [Key] = []
         var members: [Key: [Indexed<Transaction>]] = [:]
@@ -132,7 +132,7 @@ public enum AccessEnds {
     /// period, refunded, or runs out (plus the grace period while a billing issue is open). With
     /// hindsight, a billing issue detected a moment after the period ended extends it from the
     /// period's end, as the store's grace period does, rather than showing a gap of a minute.
-    static func chainSpans(_ members: [Transaction], events: [SubscriptionEvent], entitlement: String,
+    static func chainSpans(_ members: [Transaction], events: [SubscriptionEvent], entitlement: ID,
                            catalog: Catalog, until: Instant) -> [Span] {
         var spans: [Span] = []
         var eventIndex = 0
@@ -184,7 +184,7 @@ public enum AccessEnds {
 
     /// Why a period that ran out was not renewed: a pause, a product change that drops the
     /// entitlement, auto-renew turned off, or none of these (the renewal simply never came).
-    private static func plainEndCause(_ p: Transaction, periodEvents: [SubscriptionEvent], entitlement: String,
+    private static func plainEndCause(_ p: Transaction, periodEvents: [SubscriptionEvent], entitlement: ID,
                                       catalog: Catalog) -> AccessEndCause {
         let after = periodEvents.filter { $0.date > p.transactionDate }
         if let pause = after.last(where: { $0.type == .pauseScheduled }),

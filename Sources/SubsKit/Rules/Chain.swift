@@ -2,14 +2,14 @@
 // (SPEC section 3, "Status of a chain" and the chain column of the fields table).
 
 struct Chain {
-    let originalTransactionId: String
+    let originalTransactionId: ID
     /// The chain's subscription transactions that unlock the entitlement and exist at T, in
     /// store order (never empty). A product change inside the chain keeps only these.
     let members: [Indexed<Transaction>]
     /// Events of this chain dated <= T, in store order.
     let events: [SubscriptionEvent]
 
-    func candidate(entitlement: String, catalog: Catalog, at t: Instant) -> SourceCandidate? {
+    func candidate(entitlement: ID, catalog: Catalog, at t: Instant) -> SourceCandidate? {
         // P, the period in force, is the latest transaction as of T, refunded or not: a refund of
         // the period in force revokes the chain whatever earlier transactions say.
         guard let p = members.latest(by: { $0.record.transactionDate })?.record,

@@ -5,7 +5,7 @@ public enum EntitlementRules {
     /// Every entitlement the customer has a source for at T, sorted by id.
     public static func evaluate(_ customer: CustomerRecord, catalog: Catalog, at t: Instant) -> [EntitlementInfo] {
         let records = RecordsAsOf(customer, at: t)
-        var candidates: [String: [SourceCandidate]] = [:]
+        var candidates: [ID: [SourceCandidate]] = [:]
 
         for (entitlement, chain) in chains(records, catalog: catalog) {
             if let candidate = chain.candidate(entitlement: entitlement, catalog: catalog, at: t) {
@@ -34,7 +34,7 @@ public enum EntitlementRules {
         return info
     }
 
-    public static func status(of customer: CustomerRecord, requestedAs requestedId: String? = nil,
+    public static func status(of customer: CustomerRecord, requestedAs requestedId: ID? = nil,
                               catalog: Catalog, at t: Instant,
                               counting environment: EnvironmentFilter = .any) -> CustomerStatus {
         var counted = customer
@@ -57,10 +57,10 @@ public enum EntitlementRules {
     /// Chains per entitlement: subscription transactions grouped by originalTransactionId,
     /// keeping for entitlement E only those whose product unlocks E. Each chain comes once per
     /// entitlement, in the order of its first transaction.
-    static func chains(_ records: RecordsAsOf, catalog: Catalog) -> [(String, Chain)] {
+    static func chains(_ records: RecordsAsOf, catalog: Catalog) -> [(ID, Chain)] {
         struct ChainKey: Hashable {
-            let entitlement: String
-            let chainId: String
+            let entitlement: ID
+            let chainId: ID
         }
         var order: [ChainKey] = []
         var members: [ChainKey: [Indexed<Transaction>]] = [:]
@@ -71,7 +71,7 @@ public enum EntitlementRules {
                 members[key, default: []].append(transaction)
             }
         }
-        var eventsByChain: [String: [SubscriptionEvent]] = [:]
+        var eventsByChain: [ID: [SubscriptionEvent]] = [:]
         for event in records.events { eventsByChain[event.originalTransactionId, default: []].append(event) }
 
         return order.map { key in
@@ -82,7 +82,7 @@ public enum EntitlementRules {
 
     /// Entitlements a transaction's product unlocks, each once. Consumables unlock nothing, and a
     /// product missing from the catalog (a data error the store reports) unlocks nothing either.
-    static func unlocked(by transaction: Transaction, catalog: Catalog) -> [String] {
+    static func unlocked(by transaction: Transaction, catalog: Catalog) -> [ID] {
         guard transaction.type != .consumablePurchase else { return [] }
         return catalog.entitlements(unlockedBy: transaction.productId)
     }

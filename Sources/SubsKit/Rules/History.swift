@@ -9,8 +9,8 @@ public enum History {
         var all: [HistoryEntry] = []
         all.reserveCapacity(customer.transactions.count + customer.events.count + customer.grants.count)
         // Per product, what it unlocks (sorted), computed once: work stays linear in the records.
-        var byProduct: [String: [String]] = [:]
-        func unlockedSorted(_ transaction: Transaction) -> [String] {
+        var byProduct: [ID: [ID]] = [:]
+        func unlockedSorted(_ transaction: Transaction) -> [ID] {
             if transaction.type == .consumablePurchase { return [] }
             if let known = byProduct[transaction.productId] { return known }
             let entitlements = concerned(by: [transaction], catalog: catalog)
@@ -23,9 +23,9 @@ public enum History {
                 date: transaction.transactionDate, kind: .transaction, type: transaction.type.rawValue,
                 entitlements: entitlements,
                 fields: [
-                    ("transactionId", .string(transaction.transactionId)),
-                    ("originalTransactionId", .string(transaction.originalTransactionId)),
-                    ("productId", .string(transaction.productId)),
+                    ("transactionId", .string(transaction.transactionId.string)),
+                    ("originalTransactionId", .string(transaction.originalTransactionId.string)),
+                    ("productId", .string(transaction.productId.string)),
                     ("expirationDate", .date(transaction.expirationDate)),
                     ("source", .string(transaction.source.rawValue)),
                     ("environment", .string(transaction.environment.rawValue)),
@@ -39,23 +39,23 @@ public enum History {
                 all.append(HistoryEntry(
                     date: revoked, kind: .refund, type: "revoked", entitlements: entitlements,
                     fields: [
-                        ("transactionId", .string(transaction.transactionId)),
-                        ("productId", .string(transaction.productId)),
+                        ("transactionId", .string(transaction.transactionId.string)),
+                        ("productId", .string(transaction.productId.string)),
                     ]))
             }
         }
 
         // An event concerns what its chain unlocks as of the history's end, plus what the
         // product it switches to would unlock. Each chain's share is gathered in one pass.
-        var chainProducts: [String: Set<String>] = [:]
+        var chainProducts: [ID: Set<ID>] = [:]
         for transaction in customer.transactions
         where transaction.type.isSubscription && transaction.transactionDate <= until {
             chainProducts[transaction.originalTransactionId, default: []].insert(transaction.productId)
         }
-        var byChain: [String: [String]] = [:]
+        var byChain: [ID: [ID]] = [:]
         for event in customer.events {
             let chainId = event.originalTransactionId
-            var entitlements: [String]
+            var entitlements: [ID]
             if let known = byChain[chainId] {
                 entitlements = known
             } else {
@@ -64,11 +64,11 @@ public enum History {
                 byChain[chainId] = entitlements
             }
             var fields: [(key: String, value: HistoryValue)] = [
-                ("originalTransactionId", .string(event.originalTransactionId)),
+                ("originalTransactionId", .string(event.originalTransactionId.string)),
             ]
             switch event.type {
             case .renewalProductChanged:
-                fields.append(("productId", .string(event.productId)))
+                fields.append(("productId", .string(event.productId?.string)))
                 if let next = event.productId.flatMap({ catalog[$0] }) {
                     entitlements = Array(Set(entitlements + next.entitlements)).sorted()
                 }
@@ -85,7 +85,7 @@ public enum History {
             all.append(HistoryEntry(
                 date: grant.grantedAt, kind: .grant, type: "granted", entitlements: [grant.entitlement],
                 fields: [
-                    ("grantId", .string(grant.id)),
+                    ("grantId", .string(grant.id.string)),
                     ("expirationDate", .date(grant.expirationDate)),
                     ("grantedBy", .string(grant.grantedBy)),
                     ("reason", .string(grant.reason)),
@@ -94,7 +94,7 @@ public enum History {
                 all.append(HistoryEntry(
                     date: revoked, kind: .grant, type: "revoked", entitlements: [grant.entitlement],
                     fields: [
-                        ("grantId", .string(grant.id)),
+                        ("grantId", .string(grant.id.string)),
                         ("revokedBy", .string(grant.revokedBy)),
                         ("revokeReason", .string(grant.revokeReason)),
                     ]))
@@ -109,7 +109,7 @@ public enum History {
     }
 
     /// Entitlements the transactions' products unlock, sorted; consumables unlock nothing.
-    private static func concerned(by transactions: [Transaction], catalog: Catalog) -> [String] {
+    private static func concerned(by transactions: [Transaction], catalog: Catalog) -> [ID] {
         Array(Set(transactions.flatMap { EntitlementRules.unlocked(by: $0, catalog: catalog) })).sorted()
     }
 }

@@ -36,7 +36,7 @@ struct SourceCandidate {
     }
 
     /// A `nonConsumablePurchase` (its revocation, if any, already limited to <= T).
-    static func purchase(_ indexed: Indexed<Transaction>, entitlement: String) -> SourceCandidate {
+    static func purchase(_ indexed: Indexed<Transaction>, entitlement: ID) -> SourceCandidate {
         let purchase = indexed.record
         let revoked = purchase.revocationDate != nil
         let info = EntitlementInfo(
@@ -76,7 +76,8 @@ struct SourceCandidate {
             billingIssueDetectedAt: nil, autoRenewDisableDate: nil, autoResumeDate: nil,
             renewalProductId: nil, renewsCount: 0, isSandbox: false, lastActivatedOfferCode: nil,
             grantId: grant.id, transactions: [], sourceKind: .grant,
-            grantedBy: grant.grantedBy, grantReason: grant.reason, revokedAt: grant.revokedAt)
+            grantedBy: grant.grantedBy, grantReason: grant.reason, revokedAt: grant.revokedAt,
+            revokedBy: grant.revokedBy, revokeReason: grant.revokeReason)
         return SourceCandidate(info: info, end: grant.revokedAt ?? grant.expirationDate,
                                storeIndex: indexed.index)
     }

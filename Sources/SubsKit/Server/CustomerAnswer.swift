@@ -14,7 +14,7 @@ enum CustomerAnswer {
         out.append(contentsOf: #"{"requestDate":"#.utf8)
         out.append(contentsOf: JSON.quote(requestDate).utf8)
         out.append(contentsOf: #","customer":{"id":"#.utf8)
-        out.append(contentsOf: JSON.quote(customer.id).utf8)
+        out.append(contentsOf: JSON.quote(customer.id.string).utf8)
         // The members between the braces, without the record's own `id` member.
         let inner = 1..<(record.count - 1)
         var pieces: [Range<Int>] = [inner]

@@ -187,11 +187,11 @@ struct SearchCursor: Equatable {
     /// Where the customer stood (its key's offset) when the page was made: the fallback when it
     /// is gone from the store.
     var keyOffset: Int
-    var customerId: String
+    var customerId: ID
     var at: Instant
     var fingerprint: UInt64
 
-    init(kind: MatchKind, keyOffset: Int, customerId: String, at: Instant, fingerprint: UInt64) {
+    init(kind: MatchKind, keyOffset: Int, customerId: ID, at: Instant, fingerprint: UInt64) {
         self.kind = kind
         self.keyOffset = keyOffset
         self.customerId = customerId
@@ -204,7 +204,7 @@ struct SearchCursor: Equatable {
     /// `s1`, a checksum of the rest (a cursor cut short or mistyped is refused, not read as
     /// another place), the kind, the place, the instant, the search's fingerprint, the id.
     var encoded: String {
-        let rest = [kind.rawValue, String(keyOffset), ISODate.format(at), String(fingerprint, radix: 16), customerId]
+        let rest = [kind.rawValue, String(keyOffset), ISODate.format(at), String(fingerprint, radix: 16), customerId.string]
             .joined(separator: "\n")
         return Base64URL.encode(Array((Self.version + "\n" + Self.checksum(rest) + "\n" + rest).utf8))
     }
@@ -218,7 +218,7 @@ struct SearchCursor: Equatable {
         guard fields.count == 5, let kind = MatchKind(rawValue: fields[0]),
               let offset = Int(fields[1]), offset >= 0, let at = ISODate.parse(fields[2]),
               let fingerprint = UInt64(fields[3], radix: 16), !fields[4].isEmpty else { return nil }
-        self.init(kind: kind, keyOffset: offset, customerId: fields[4], at: at, fingerprint: fingerprint)
+        self.init(kind: kind, keyOffset: offset, customerId: ID(fields[4]), at: at, fingerprint: fingerprint)
     }
 
     private static func checksum(_ text: String) -> String {

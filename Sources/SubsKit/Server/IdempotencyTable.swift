@@ -10,20 +10,22 @@
 
 import Foundation
 import SubsHTTP
+import SubsJSON
 
 /// What binds an Idempotency-Key to the request it first came with.
 struct RequestFingerprint: Equatable, Sendable {
     var method: String
-    /// The path after the customer: ["grants"], ["entitlements", E, "revoke"] (decoded).
-    var action: [String]
+    /// The path after the customer: ["grants"], ["entitlements", E, "revoke"] (decoded), compared
+    /// by bytes: E is an entitlement id.
+    var action: [ID]
     /// The customer as this request spelled it (percent-decoded: `%67wen` is `gwen`).
-    var customer: String
+    var customer: ID
     /// SHA-256 of the body as received.
     var bodyDigest: [UInt8]
 
-    init(method: String, action: [String], customer: String, body: [UInt8]) {
+    init(method: String, action: [String], customer: ID, body: [UInt8]) {
         self.method = method
-        self.action = action
+        self.action = action.ids
         self.customer = customer
         var hash = SHA256()
         hash.update(body)
@@ -32,6 +34,10 @@ struct RequestFingerprint: Equatable, Sendable {
 
     /// Bytes it holds (strings and digest), for the table's bound.
     var cost: Int { method.utf8.count + action.reduce(0) { $0 + $1.utf8.count } + customer.utf8.count + bodyDigest.count }
+
+    static func == (a: RequestFingerprint, b: RequestFingerprint) -> Bool {
+        JSON.bytesEqual(a.method, b.method) && a.action == b.action && a.customer == b.customer && a.bodyDigest == b.bodyDigest
+    }
 }
 
 final class IdempotencyTable: @unchecked Sendable {
@@ -46,7 +52,7 @@ final class IdempotencyTable: @unchecked Sendable {
         var fingerprint: RequestFingerprint
         /// The customer's id in the store when the answer named one (any spelling of the
         /// customer matches it); nil for an answer about no customer (an error).
-        var canonical: String?
+        var canonical: ID?
         var stored: Stored
         var at: Instant
         var cost: Int
@@ -68,13 +74,14 @@ final class IdempotencyTable: @unchecked Sendable {
     let exactLimit: Int
     let window: Int64
     private let condition = NSCondition()
-    private var entries: [String: Entry] = [:]
+    /// By the key's bytes as received (two keys are one only when their bytes are).
+    private var entries: [[UInt8]: Entry] = [:]
     /// Keys in the order stored (oldest first) with the sequence number of their entry; a
     /// slot whose entry was replaced since is skipped.
-    private var order: [(key: String, sequence: Int)] = []
+    private var order: [(key: [UInt8], sequence: Int)] = []
     private var orderHead = 0
     private var nextSequence = 0
-    private var inFlight: Set<String> = []
+    private var inFlight: Set<[UInt8]> = []
     private var storedBytes = 0
 
     init(budget: Int, exactLimit: Int, window: Int64) {
@@ -89,7 +96,7 @@ final class IdempotencyTable: @unchecked Sendable {
 
     /// Waits while the key's first request is being answered, then: its entry (within the
     /// window), or `.run`, and the key is in flight until `finish`.
-    func claim(_ key: String, now: Instant) -> Claim {
+    func claim(_ key: [UInt8], now: Instant) -> Claim {
         condition.lock()
         defer { condition.unlock() }
         while inFlight.contains(key) { condition.wait() }
@@ -102,7 +109,7 @@ final class IdempotencyTable: @unchecked Sendable {
     }
 
     /// Ends the key's flight; keeps the answer unless it is a server error (a retry may succeed).
-    func finish(_ key: String, _ fingerprint: RequestFingerprint, canonical: String?, answer: HTTPResponse, now: Instant) {
+    func finish(_ key: [UInt8], _ fingerprint: RequestFingerprint, canonical: ID?, answer: HTTPResponse, now: Instant) {
         condition.lock()
         defer {
             inFlight.remove(key)
@@ -112,7 +119,7 @@ final class IdempotencyTable: @unchecked Sendable {
         guard answer.status < 500 else { return }
         let exact = answer.body.count <= exactLimit || canonical == nil
         let stored: Stored = exact ? .answer(answer) : .reference(status: answer.status)
-        var cost = Self.entryOverhead + key.utf8.count + fingerprint.cost + (canonical?.utf8.count ?? 0)
+        var cost = Self.entryOverhead + key.count + fingerprint.cost + (canonical?.utf8.count ?? 0)
         if exact {
             cost += answer.body.count + answer.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         }
@@ -133,7 +140,7 @@ final class IdempotencyTable: @unchecked Sendable {
     }
 
     /// The key stored longest ago, with its queue slot dropped when it is stale.
-    private func oldestKey() -> String? {
+    private func oldestKey() -> [UInt8]? {
         while orderHead < order.count {
             let (key, sequence) = order[orderHead]
             if entries[key]?.sequence == sequence { return key }
@@ -142,7 +149,7 @@ final class IdempotencyTable: @unchecked Sendable {
         return nil
     }
 
-    private func remove(_ key: String) {
+    private func remove(_ key: [UInt8]) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         storedBytes -= entry.cost
         if entries.isEmpty {

@@ -11,7 +11,8 @@ enum RequestBody {
     /// The body as an object, refused when it is not one or holds a member not in `fields`.
     static func object(_ body: [UInt8], fields: [String], of request: String) throws -> JSONObject {
         guard let object = try JSON.parse(body).objectValue else { throw Problem.notAnObject }
-        for key in object.keys where !fields.contains(key) {
+        // By bytes, as JSON keys are: a key that only looks like a field is not one.
+        for key in object.keys where !fields.contains(where: { JSON.bytesEqual($0, key) }) {
             throw Problem.unknownField(key, nearest: nearest(to: key, among: fields), request: request, fields: fields)
         }
         return object

@@ -50,9 +50,9 @@ public final class SubsAPI: @unchecked Sendable {
     /// Where a request goes. Answers that need no work are made here; the rest name the work.
     enum Route {
         case answer(HTTPResponse)
-        case customer(String)
-        case grant(String)
-        case revoke(String, entitlement: String)
+        case customer(ID)
+        case grant(ID)
+        case revoke(ID, entitlement: ID)
         case search
     }
 
@@ -72,7 +72,8 @@ public final class SubsAPI: @unchecked Sendable {
         // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift), made on a
         // worker: it scans the store file; a few at a time (SearchGate.swift).
         if segments.count == 2 { return .search }
-        let id = segments[2]
+        // The customer and the entitlement are ids: compared by their bytes from here on.
+        let id = ID(segments[2])
         switch Array(segments.dropFirst(3)) {
         case []:
             guard request.method == "GET" || request.method == "HEAD" else { return .answer(.methodNotAllowed(allow: ["GET", "HEAD"])) }
@@ -82,7 +83,7 @@ public final class SubsAPI: @unchecked Sendable {
             return .grant(id)
         case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
             guard request.method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-            return .revoke(id, entitlement: rest[1])
+            return .revoke(id, entitlement: ID(rest[1]))
         default:
             return .answer(.notFound())
         }
@@ -106,7 +107,7 @@ public final class SubsAPI: @unchecked Sendable {
         case .grant(let id):
             return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, customer: &$0) }
         case .revoke(let id, let entitlement):
-            return replayable(request, customer: id, action: ["entitlements", entitlement, "revoke"]) {
+            return replayable(request, customer: id, action: ["entitlements", entitlement.string, "revoke"]) {
                 revoke(id, entitlement: entitlement, body: request.body, customer: &$0)
             }
         }
@@ -139,7 +140,7 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
-    private func customer(_ id: String) -> HTTPResponse {
+    private func customer(_ id: ID) -> HTTPResponse {
         do {
             guard let stored = try served.customer(id) else {
                 return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
@@ -151,7 +152,7 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     /// The customer as stored, decoded and written like a POST's answer (a replay of one).
-    private func rewritten(_ id: String, status: Int) -> HTTPResponse {
+    private func rewritten(_ id: ID, status: Int) -> HTTPResponse {
         do {
             guard let stored = try served.customer(id) else {
                 return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
@@ -180,8 +181,8 @@ public final class SubsAPI: @unchecked Sendable {
 
     /// A POST's answer: the record as the write left it, in the GET's shape.
     private func written(_ stored: StoredRecord, status: Int) -> HTTPResponse {
-        var record = JSONObject([("id", .string(stored.id))])
-        for member in stored.record.objectValue?.members ?? [] where member.key != "id" {
+        var record = JSONObject([("id", .string(stored.id.string))])
+        for member in stored.record.objectValue?.members ?? [] where !JSON.bytesEqual(member.key, "id") {
             record[member.key] = member.value
         }
         // The document keeps the GET's shape; that the grant made the customer goes in a header.
@@ -196,7 +197,7 @@ public final class SubsAPI: @unchecked Sendable {
     public static let createdHeader = "Subs-Customer-Created"
 
     /// `customer`: set to the store id of the customer written (see `change`).
-    private func grant(_ id: String, body: [UInt8], customer: inout String?) -> HTTPResponse {
+    private func grant(_ id: ID, body: [UInt8], customer: inout ID?) -> HTTPResponse {
         let fields: JSONObject
         do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
             return .invalidRequest("\(error)")
@@ -222,11 +223,11 @@ public final class SubsAPI: @unchecked Sendable {
             actor = try RequestBody.text(fields, "grantedBy")
             create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
-        return change(.grant(entitlement: entitlement, expirationDate: expiration, reason: reason,
+        return change(.grant(entitlement: ID(entitlement), expirationDate: expiration, reason: reason,
                              actor: actor, createMissing: create), id: id, status: 201, customer: &customer)
     }
 
-    private func revoke(_ id: String, entitlement: String, body: [UInt8], customer: inout String?) -> HTTPResponse {
+    private func revoke(_ id: ID, entitlement: ID, body: [UInt8], customer: inout ID?) -> HTTPResponse {
         let fields: JSONObject
         do {
             fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
@@ -241,24 +242,33 @@ public final class SubsAPI: @unchecked Sendable {
 
     /// `customer`: set to the store id of the customer the change wrote (the idempotency table
     /// binds its key to it, so that any spelling of the customer matches).
-    private func change(_ change: CustomerChange, id: String, status: Int, customer: inout String?) -> HTTPResponse {
+    private func change(_ change: CustomerChange, id: ID, status: Int, customer: inout ID?) -> HTTPResponse {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored):
             customer = stored.id
             return written(stored, status: status)
-        case .failure(let error): return failure(error, writing: true)
+        case .failure(let error):
+            var grant = false
+            if case .grant = change { grant = true }
+            return failure(error, writing: true, creating: grant)
         }
     }
 
     /// The error answer for a failure, with the code SPEC section 6 gives it, so that the client
     /// exits as the same command does on a local store. The messages are the local ones.
-    func failure(_ error: Error, writing: Bool = false) -> HTTPResponse {
+    /// `creating`: the failed request was a grant, which `"create": true` lets make its customer.
+    func failure(_ error: Error, writing: Bool = false, creating: Bool = false) -> HTTPResponse {
         switch error {
         case let change as ChangeError:
             switch change {
             case .unknownEntitlement: return .error(status: 404, code: "entitlement_not_found", message: change.description)
-            case .customersNotFound: return .error(status: 404, code: "customer_not_found", message: change.description)
+            case .customersNotFound(let ids):
+                // Only a grant can create its customer: the hint names the body field that does.
+                guard creating else { return .error(status: 404, code: "customer_not_found", message: change.description) }
+                let list = ids.map { "'\($0)'" }.joined(separator: ", ")
+                return .error(status: 404, code: "customer_not_found",
+                              message: "customer \(list) not found (send \"create\": true to create it); nothing written")
             case .nothingToRevoke: return .error(status: 404, code: "grant_not_found", message: change.description)
             case .expirationNotInFuture: return .invalidRequest(change.description)
             }
@@ -287,10 +297,11 @@ public final class SubsAPI: @unchecked Sendable {
     /// Runs a POST once per Idempotency-Key (24 hours): a repeat of the same request (method,
     /// action, customer in any spelling, body) gets the first answer without writing again; the
     /// key with another request is 422 `idempotency_key_reused` (IETF Idempotency-Key draft).
-    private func replayable(_ request: HTTPRequest, customer: String, action: [String],
-                            _ body: (inout String?) -> HTTPResponse) -> HTTPResponse {
-        var canonical: String?
-        guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return body(&canonical) }
+    private func replayable(_ request: HTTPRequest, customer: ID, action: [String],
+                            _ body: (inout ID?) -> HTTPResponse) -> HTTPResponse {
+        var canonical: ID?
+        // The key as received: two keys are one when their bytes are.
+        guard let key = request.headers.bytes("Idempotency-Key"), !key.isEmpty else { return body(&canonical) }
         let fingerprint = RequestFingerprint(method: request.method, action: action, customer: customer, body: request.body)
         switch replays.claim(key, now: clock.now()) {
         case .stored(let entry):
@@ -314,7 +325,7 @@ public final class SubsAPI: @unchecked Sendable {
         guard fingerprint.method == first.method, fingerprint.action == first.action,
               fingerprint.bodyDigest == first.bodyDigest else { return false }
         if fingerprint.customer == first.customer || fingerprint.customer == entry.canonical { return true }
-        func canonical(_ spelling: String) -> String { ((try? served.canonicalId(spelling)) ?? nil) ?? spelling }
+        func canonical(_ spelling: ID) -> ID { ((try? served.canonicalId(spelling)) ?? nil) ?? spelling }
         return canonical(fingerprint.customer) == (entry.canonical ?? canonical(first.customer))
     }
 

@@ -42,11 +42,11 @@ extension CustomerSource {
     /// A term the platform resolves to a customer of another id is a match by alias.
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
         try requireSearchable(query)
-        let answer = try statuses(of: query.terms, at: t)
+        let answer = try statuses(of: query.terms.ids, at: t)
         let results = zip(query.terms, answer.statuses).map { term, status -> FindResult in
             guard let status else { return FindResult(term: term, matches: []) }
             return FindResult(term: term, matches: [FindMatch(
-                customerId: status.record.id, matchedBy: status.record.id == term ? .customerId : .alias,
+                customerId: status.record.id, matchedBy: status.record.id == ID(term) ? .customerId : .alias,
                 email: FindMatch.email(of: status.record), activeEntitlements: status.activeEntitlementIds)])
         }
         return FindAnswer(requestDate: answer.requestDate, results: results, remarks: answer.remarks)

@@ -14,7 +14,7 @@ public enum Projection {
     /// record's start there was nothing yet (inactive, `expired`, and `projectedBeforeStart` says
     /// since when it exists); at or after its end, access is over.
     public static func apply(_ e: inout EntitlementInfo, at t: Instant) {
-        if let start = start(of: e), t < start {
+        if let start = start(of: e), !start.hasHappened(by: t) {
             end(&e)
             e.projectedBeforeStart = start
             return
@@ -36,5 +36,16 @@ public enum Projection {
         if e.state == .active || e.state == .gracePeriod || e.state == .paused || e.state == .billingRetry {
             e.state = .expired
         }
+    }
+}
+
+extension Instant {
+    /// Whether a vendor's record dated `self` had happened by T. A vendor's clock is its answer's
+    /// HTTP `Date` (or `request_date`), whole seconds, while its records may carry milliseconds:
+    /// a purchase at 12:00:00.400 in an answer dated 12:00:00 was made before the answer, in the
+    /// second the answer names. So T stands for its whole second, as subs prints dates (a record
+    /// shown "12:00:00Z" is never left out by `--until 2026-12-01T12:00:00Z`).
+    public func hasHappened(by t: Instant) -> Bool {
+        seconds <= t.seconds
     }
 }

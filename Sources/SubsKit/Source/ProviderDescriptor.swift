@@ -72,17 +72,22 @@ public struct ProviderDescriptor: Sendable {
     /// The options and environment variables only this provider reads.
     public var settings: [ProviderSetting]
     /// Its paragraph in the man page: where it asks, with which key, what maps to what, what it
-    /// cannot do (plain text, sentences; docs/providers.md has the field-by-field tables).
+    /// cannot do (sentences, with {flag:…} and {exit:…} markup the CLI resolves;
+    /// docs/providers.md has the field-by-field tables).
     public var manual: String
+    /// The APIs it speaks, each selected by its base URL (ProviderAPI.swift): what each offers is
+    /// asked of the source `makeSource` makes for it.
+    public var apis: [ProviderAPI]
     public var makeSource: @Sendable (ProviderSetup) throws -> CustomerSource
 
     public init(name: String, defaultBaseURL: String? = nil, remoteRequired: String? = nil, keyScheme: APIKeyScheme = .bearer,
                 needsKey: Bool = true, pace: @escaping @Sendable (HTTPTransport) -> HTTPTransport = { $0 },
-                settings: [ProviderSetting] = [], manual: String,
+                settings: [ProviderSetting] = [], manual: String, apis: [ProviderAPI],
                 makeSource: @escaping @Sendable (ProviderSetup) throws -> CustomerSource) {
         self.name = name
         self.settings = settings
         self.manual = manual
+        self.apis = apis
         self.defaultBaseURL = defaultBaseURL
         self.remoteRequired = remoteRequired
         self.keyScheme = keyScheme

@@ -13,24 +13,25 @@ public struct RecordSource: CustomerSource {
 
     public var capabilities: SourceCapabilities { .all }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         try statuses(of: ids, at: t, counting: .any)
     }
 
     /// Records of the other environment are left out before the rules run, so a production
     /// chain that expired still describes an entitlement a sandbox purchase keeps active.
     /// One scan of the records for every id; the answer's notes go with the first.
-    public func renewalCounts(of ids: [String], at t: Instant?) throws -> [StatusAnswer] {
+    public func renewalCounts(of ids: [ID], at t: Instant?) throws -> [StatusAnswer] {
         let answer = try statuses(of: ids, at: t)
         return answer.statuses.enumerated().map { index, status in
             var one = answer
             one.statuses = [status]
+            one.unanswered = answer.unanswered[index].map { [0: $0] } ?? [:]
             if index > 0 { one.remarks = Remarks() }
             return one
         }
     }
 
-    public func statuses(of ids: [String], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?, counting environment: EnvironmentFilter) throws -> StatusAnswer {
         let lookup = try records.lookup(ids)
         let at = t ?? lookup.requestDate ?? clock.now()
         let statuses = zip(ids, lookup.records).map { id, record in
@@ -41,10 +42,11 @@ public struct RecordSource: CustomerSource {
                                                counting: environment) }
         }
         return StatusAnswer(requestDate: at, statuses: evaluated,
-                            knownEntitlements: Set(lookup.catalog.entitlementIds), remarks: records.takeRemarks())
+                            knownEntitlements: Set(lookup.catalog.entitlementIds), remarks: records.takeRemarks(),
+                            unanswered: lookup.unanswered)
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         let lookup = try records.lookup([id])
         guard let record = lookup.records.first ?? nil else { return nil }
         let at = t ?? lookup.requestDate ?? clock.now()
@@ -56,7 +58,7 @@ public struct RecordSource: CustomerSource {
                              accessEnds: AccessEnds.of(record, catalog: lookup.catalog, until: end))
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?,
                       dryRun: Bool) throws -> ChangeAnswer {
         let written = try records.apply(change, to: ids, now: now, dryRun: dryRun)
         let at = t ?? now
@@ -68,11 +70,15 @@ public struct RecordSource: CustomerSource {
         return ChangeAnswer(requestDate: at, customers: customers, remarks: records.takeRemarks())
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         try records.customerIds()
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func customerNames() throws -> [ID] {
+        try records.customerNames()
+    }
+
+    public func entitlementIds() throws -> [ID] {
         try records.lookup([]).catalog.entitlementIds
     }
 }

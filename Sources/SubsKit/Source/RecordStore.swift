@@ -5,14 +5,17 @@ public protocol RecordStore {
     /// Looks customers up by id or alias — all of them in one pass over the data.
     /// Throws for failures of the whole store (missing or invalid, unreachable server);
     /// a customer that does not exist is a nil record, not an error.
-    func lookup(_ ids: [String]) throws -> CustomerLookup
+    func lookup(_ ids: [ID]) throws -> CustomerLookup
 
     /// Applies a grant or revoke to every customer named, as one all-or-nothing write (nothing
     /// is written with `dryRun`). `now` stamps grantedAt/revokedAt.
-    func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult
+    func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult
 
     /// Every customer id (shell completion).
-    func customerIds() throws -> [String]
+    func customerIds() throws -> [ID]
+
+    /// Every customer id and alias: what a mistyped USER may have meant ("did you mean").
+    func customerNames() throws -> [ID]
 
     /// Remarks gathered since the last call (a remote answer from the cache), for the answer to
     /// carry to stderr.
@@ -31,6 +34,7 @@ public protocol RecordStore {
 
 extension RecordStore {
     public func takeRemarks() -> Remarks { Remarks() }
+    public func customerNames() throws -> [ID] { try customerIds() }
     public var provider: String { "store" }
 
     public func find(_ query: FindQuery) throws -> FoundRecords {
@@ -50,10 +54,13 @@ public struct CustomerLookup: Sendable {
     public var records: [CustomerRecord?]
     /// The answering server's clock, when the store has one (remote); nil for the local store.
     public var requestDate: Instant?
+    /// The ids (by index) the command's remote budget left unread, with its error; their records are nil.
+    public var unanswered: [Int: RemoteError]
 
-    public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil) {
+    public init(catalog: Catalog, records: [CustomerRecord?], requestDate: Instant? = nil, unanswered: [Int: RemoteError] = [:]) {
         self.catalog = catalog
         self.records = records
         self.requestDate = requestDate
+        self.unanswered = unanswered
     }
 }

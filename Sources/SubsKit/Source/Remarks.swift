@@ -19,12 +19,14 @@ public struct Remarks: Equatable, Sendable {
 
     public var isEmpty: Bool { notes.isEmpty && warnings.isEmpty }
 
+    /// Remarks name ids: one is a repeat only when its bytes are (a note about NFC `café` is
+    /// not one about NFD `café`).
     public mutating func note(_ note: String) {
-        if !notes.contains(note) { notes.append(note) }
+        if !notes.contains(where: { ID.bytesEqual($0, note) }) { notes.append(note) }
     }
 
     public mutating func warn(_ warning: String) {
-        if !warnings.contains(warning) { warnings.append(warning) }
+        if !warnings.contains(where: { ID.bytesEqual($0, warning) }) { warnings.append(warning) }
     }
 
     /// What the client said of an answer (that it came from the cache, how old and why; a cache
@@ -65,17 +67,17 @@ extension RemarkedAnswer {
 // answer built without any still picks the init that takes plain lists).
 
 extension StatusAnswer: RemarkedAnswer {
-    public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<String>? = nil,
-                remarks: Remarks, complete: Bool = true, incompleteReason: String? = nil) {
+    public init(requestDate: Instant, statuses: [CustomerStatus?], knownEntitlements: Set<ID>? = nil,
+                remarks: Remarks, complete: Bool = true, incompleteReason: String? = nil, unanswered: [Int: RemoteError] = [:]) {
         self.init(requestDate: requestDate, statuses: statuses, knownEntitlements: knownEntitlements, notes: remarks.notes,
-                  warnings: remarks.warnings, complete: complete, incompleteReason: incompleteReason)
+                  warnings: remarks.warnings, complete: complete, incompleteReason: incompleteReason, unanswered: unanswered)
     }
 }
 
 extension HistoryAnswer: RemarkedAnswer {
-    public init(requestDate: Instant, customerId: String, provider: String, entries: [HistoryEntry],
+    public init(requestDate: Instant, customerId: ID, provider: String, entries: [HistoryEntry],
                 complete: Bool = true, incompleteReason: String? = nil, remarks: Remarks,
-                knownEntitlements: Set<String>? = nil, catalog: Catalog? = nil, accessEnds: [AccessEnd] = []) {
+                knownEntitlements: Set<ID>? = nil, catalog: Catalog? = nil, accessEnds: [AccessEnd] = []) {
         self.init(requestDate: requestDate, customerId: customerId, provider: provider, entries: entries, complete: complete,
                   incompleteReason: incompleteReason, notes: remarks.notes, warnings: remarks.warnings,
                   knownEntitlements: knownEntitlements, catalog: catalog, accessEnds: accessEnds)

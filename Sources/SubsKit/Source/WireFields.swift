@@ -88,6 +88,17 @@ public struct WireFields {
         }
     }
 
+    /// A customer, product, entitlement or transaction id (a string, or a number sent for one):
+    /// compared by its bytes from here on (SPEC section 7).
+    public func id(_ key: String) throws(WireFormatError) -> ID? {
+        try identifier(key).map { ID($0) }
+    }
+
+    /// A string member that is an id (`string`, as an `ID`).
+    public func stringID(_ key: String, required: Bool = false) throws(WireFormatError) -> ID? {
+        try string(key, required: required).map { ID($0) }
+    }
+
     public func bool(_ key: String) throws(WireFormatError) -> Bool? {
         guard let value = present(key) else { return nil }
         guard let flag = value.boolValue else { throw wrongType(key, expected: words.boolean, value) }

@@ -2,11 +2,11 @@
 
 public enum CustomerChange: Sendable, Equatable {
     /// A manual grant of `entitlement` until `expirationDate` (nil = lifetime).
-    case grant(entitlement: String, expirationDate: Instant?, reason: String?, actor: String?, createMissing: Bool)
+    case grant(entitlement: ID, expirationDate: Instant?, reason: String?, actor: String?, createMissing: Bool)
     /// Revokes every manual grant of `entitlement` that is still active.
-    case revoke(entitlement: String, reason: String?, actor: String?)
+    case revoke(entitlement: ID, reason: String?, actor: String?)
 
-    public var entitlement: String {
+    public var entitlement: ID {
         switch self {
         case .grant(let e, _, _, _, _), .revoke(let e, _, _): return e
         }
@@ -22,8 +22,8 @@ public enum CustomerChange: Sendable, Equatable {
 /// One change to one customer (the server's requests, committed together).
 public struct ChangeRequest: Sendable {
     public var change: CustomerChange
-    public var id: String
-    public init(change: CustomerChange, id: String) {
+    public var id: ID
+    public init(change: CustomerChange, id: ID) {
         self.change = change
         self.id = id
     }
@@ -46,19 +46,28 @@ public struct ChangeResult: Sendable {
 
 public enum ChangeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No product unlocks the entitlement.
-    case unknownEntitlement(String, suggestion: String?)
-    case customersNotFound([String])
+    case unknownEntitlement(ID, suggestion: ID?)
+    case customersNotFound([ID])
     /// These customers have no active manual grant of the entitlement.
-    case nothingToRevoke(entitlement: String, customers: [String])
+    case nothingToRevoke(entitlement: ID, customers: [ID])
     case expirationNotInFuture(Instant)
+
+    /// Said after a suggestion that looks like what was typed: the same text in another Unicode
+    /// form, which is another id (SPEC section 7).
+    public static func otherSpelling(_ suggestion: ID, _ typed: ID) -> String {
+        suggestion.isOtherSpelling(of: typed)
+            ? " — the same letters in another Unicode form; ids are compared by their bytes" : ""
+    }
 
     public var description: String {
         switch self {
         case .unknownEntitlement(let e, let suggestion):
-            return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+            return "no product unlocks entitlement '\(e)'" + (suggestion.map { " (did you mean '\($0)'?\(ChangeError.otherSpelling($0, e)))" } ?? "")
         case .customersNotFound(let ids):
             let list = ids.map { "'\($0)'" }.joined(separator: ", ")
-            return "customer\(ids.count == 1 ? "" : "s") \(list) not found (use --create to create); nothing written"
+            // No hint here: how to create a customer depends on where this is read (the CLI's
+            // grant --create, the REST API's "create": true); revoke has no such thing.
+            return "customer\(ids.count == 1 ? "" : "s") \(list) not found; nothing written"
         case .nothingToRevoke(let e, let ids):
             let list = ids.map { "'\($0)'" }.joined(separator: ", ")
             return "no active manual grant of '\(e)' to revoke for \(list); nothing written"

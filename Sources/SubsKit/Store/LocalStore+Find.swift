@@ -68,7 +68,7 @@ extension LocalStore {
     /// One strict scan of the store for `query`'s terms (and the customers `locating` names),
     /// the catalog and top level checked; no customer decoded. `releaseStep`: how much of the
     /// mapping stays resident behind the scan at most (serve runs several scans at a time).
-    func searchScan(_ query: FindQuery, locating: [String] = [], releaseStep: Int = MappedFile.releaseStep) throws -> SearchScan {
+    func searchScan(_ query: FindQuery, locating: [ID] = [], releaseStep: Int = MappedFile.releaseStep) throws -> SearchScan {
         let file = try MappedFile(path: path)
         var visitor = StoreSearchVisitor(buffer: file.bytes, query: query, locating: locating,
                                          scanned: { file.release(upTo: $0, step: releaseStep) })
@@ -94,7 +94,7 @@ extension LocalStore {
                 var best: [Int: SearchHit] = [:]
                 if let span = store.index.byKey[i] {
                     best[span.keyOffset] = SearchHit(span: span, kind: .customerId)
-                } else if let span = try store.customerSpan(forRequest: i, id: term) {
+                } else if let span = try store.customerSpan(forRequest: i, id: ID(term)) {
                     best[span.keyOffset] = SearchHit(span: span, kind: .alias)
                 }
                 for hit in visitor.hits[i] where best[hit.span.keyOffset].map({ hit.kind < $0.kind }) ?? true {

@@ -17,14 +17,14 @@ public struct LocalStore: RecordStore {
         self.writePause = writePause
     }
 
-    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+    public func lookup(_ ids: [ID]) throws -> CustomerLookup {
         // Many customers: decode them on another core while the scan goes on.
         let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
         // Everything decoded below comes from the mapping: a store changed meanwhile is refused.
         return try store.file.reading { try lookup(ids, in: store) }
     }
 
-    private func lookup(_ ids: [String], in store: ScannedStore) throws -> CustomerLookup {
+    private func lookup(_ ids: [ID], in store: ScannedStore) throws -> CustomerLookup {
         let early = store.index.early?.finish() ?? [:]
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
@@ -64,7 +64,7 @@ public struct LocalStore: RecordStore {
     /// What the subs REST API answers for `id` (an id or alias): the customer's canonical id, its
     /// record exactly as stored (unknown fields included) and the catalog as stored — both
     /// checked like every read. nil when no customer has that id or alias.
-    public func storedRecord(_ id: String) throws -> StoredRecord? {
+    public func storedRecord(_ id: ID) throws -> StoredRecord? {
         let store = try ScannedStore.scan(path: path, ids: [id])
         return try store.file.reading { () throws -> StoredRecord? in
             let lookup = try lookup([id], in: store)
@@ -75,9 +75,15 @@ public struct LocalStore: RecordStore {
     }
 
     /// Every customer id, in store order (shell completion). The store must be valid JSON.
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
         return try store.file.reading { store.index.all.map(\.id) }
+    }
+
+    /// Ids, then aliases, in store order: one scan (only a USER not found pays for it).
+    public func customerNames() throws -> [ID] {
+        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
+        return try store.file.reading { store.index.all.map(\.id) + store.index.allAliases.map(\.alias) }
     }
 }
 
@@ -95,14 +101,14 @@ extension LocalStore {
     }
 
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout, pause: writePause).apply(change, to: ids, now: now, dryRun: dryRun)
     }
 }
 
 /// A customer as the store holds it, with the catalog (the subs REST API's GET answer).
 public struct StoredRecord: Sendable {
-    public var id: String
+    public var id: ID
     public var record: JSONValue
     public var products: JSONValue
     /// A grant with `create` made this customer.

@@ -23,14 +23,14 @@ struct RecordDecoder {
             let productPath = JSONPath.member(path, member.key)
             guard let fields = self.object(member.value, productPath) else { continue }
             guard let type: ProductType = requiredEnum(fields, "type", productPath) else { continue }
-            var entitlements: [String] = []
+            var entitlements: [ID] = []
             let entitlementsPath = JSONPath.member(productPath, "entitlements")
             if let list = fields["entitlements"] {
                 if let array = array(list, entitlementsPath) {
                     for (i, element) in array.enumerated() {
                         if let id = string(element, JSONPath.index(entitlementsPath, i)) {
                             if id.isEmpty { problem(JSONPath.index(entitlementsPath, i), "must not be empty") }
-                            entitlements.append(id)
+                            entitlements.append(ID(id))
                         }
                     }
                 }
@@ -43,7 +43,7 @@ struct RecordDecoder {
             }
             let grace = optionalDuration(fields, "gracePeriod", productPath)
             let storedRetry = optionalDuration(fields, "billingRetryPeriod", productPath)
-            var product = Product(id: member.key, type: type, entitlements: entitlements, gracePeriod: grace,
+            var product = Product(id: ID(member.key), type: type, entitlements: entitlements, gracePeriod: grace,
                                   billingRetryPeriod: storedRetry ?? Product.defaultBillingRetryPeriod)
             product.billingRetryPeriodIsStored = storedRetry != nil
             products.append(product)
@@ -53,15 +53,15 @@ struct RecordDecoder {
 
     // MARK: - Customer
 
-    mutating func customer(id: String, _ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> CustomerRecord? {
+    mutating func customer(id: ID, _ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> CustomerRecord? {
         guard let fields = object(value, path()) else { return nil }
         var record = CustomerRecord(id: id)
         if let aliases = fields["aliases"], let list = array(aliases, JSONPath.member(path(), "aliases")) {
-            var seen = Set<String>(minimumCapacity: list.count)
+            var seen = Set<ID>(minimumCapacity: list.count)
             record.aliases.reserveCapacity(list.count)
             for (i, element) in list.enumerated() {
                 func aliasPath() -> String { JSONPath.index(JSONPath.member(path(), "aliases"), i) }
-                guard let alias = string(element, aliasPath()) else { continue }
+                guard let alias = string(element, aliasPath()).map({ ID($0) }) else { continue }
                 if alias == id { problem(aliasPath(), "an alias must not be the customer's own id") }
                 if !seen.insert(alias).inserted { problem(aliasPath(), "duplicate alias '\(alias)'") }
                 record.aliases.append(alias)
@@ -85,8 +85,8 @@ struct RecordDecoder {
         return record
     }
 
-    private mutating func uniqueIds(_ ids: [String], _ path: @autoclosure () -> String, _ key: String) {
-        var seen: Set<String> = []
+    private mutating func uniqueIds(_ ids: [ID], _ path: @autoclosure () -> String, _ key: String) {
+        var seen: Set<ID> = []
         for (i, id) in ids.enumerated() where !seen.insert(id).inserted {
             problem(JSONPath.member(JSONPath.index(path(), i), key), "duplicate \(key) '\(id)'")
         }
@@ -111,9 +111,9 @@ struct RecordDecoder {
     mutating func transaction(_ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> Transaction? {
         guard let fields = object(value, path()) else { return nil }
         let problemsBefore = problems.count
-        let transactionId = requiredString(fields, "transactionId", path())
-        let originalId = requiredString(fields, "originalTransactionId", path())
-        let productId = requiredString(fields, "productId", path())
+        let transactionId = requiredString(fields, "transactionId", path()).map { ID($0) }
+        let originalId = requiredString(fields, "originalTransactionId", path()).map { ID($0) }
+        let productId = requiredString(fields, "productId", path()).map { ID($0) }
         let type: TransactionType? = requiredEnum(fields, "type", path())
         let date = requiredDate(fields, "transactionDate", path())
         let expiration = optionalDate(fields, "expirationDate", path())
@@ -177,12 +177,12 @@ struct RecordDecoder {
         let problemsBefore = problems.count
         let type: EventType? = requiredEnum(fields, "type", path())
         let date = requiredDate(fields, "date", path())
-        let originalId = requiredString(fields, "originalTransactionId", path())
-        var productId: String?
+        let originalId = requiredString(fields, "originalTransactionId", path()).map { ID($0) }
+        var productId: ID?
         var autoResume: Instant?
         switch type {
         case .renewalProductChanged?:
-            productId = requiredString(fields, "productId", path())
+            productId = requiredString(fields, "productId", path()).map { ID($0) }
             if let p = productId, catalog[p] == nil {
                 problem(JSONPath.member(path(), "productId"), "unknown product '\(p)' (not in products)")
             }
@@ -199,8 +199,8 @@ struct RecordDecoder {
     mutating func grant(_ value: JSONValue, path: @autoclosure () -> String) -> Grant? {
         guard let fields = object(value, path()) else { return nil }
         let problemsBefore = problems.count
-        let id = requiredString(fields, "id", path())
-        let entitlement = requiredString(fields, "entitlement", path())
+        let id = requiredString(fields, "id", path()).map { ID($0) }
+        let entitlement = requiredString(fields, "entitlement", path()).map { ID($0) }
         let grantedAt = requiredDate(fields, "grantedAt", path())
         let expiration = optionalDate(fields, "expirationDate", path())
         let grant = Grant(id: id ?? "", entitlement: entitlement ?? "", grantedAt: grantedAt ?? Instant(seconds: 0),

@@ -6,7 +6,7 @@ struct RequestedIds {
     let ids: [[UInt8]]
     private var byHash: [UInt64: [Int]] = [:]
 
-    init(_ ids: [String]) {
+    init(_ ids: [ID]) {
         self.ids = ids.map { Array($0.utf8) }
         for (i, id) in self.ids.enumerated() {
             // The hash is taken inside the closure: the pointer is valid only there.

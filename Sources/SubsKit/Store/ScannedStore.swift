@@ -15,7 +15,7 @@ struct ScannedStore {
     /// With `decodeEarly`, the customers found are decoded during the scan (`index.early`);
     /// with `copyPrefix`, the part of the store before them is copied during the scan
     /// (`index.prefix`, which the caller finishes). `regularOnly`: see `MappedFile`.
-    static func scan(path: String, ids: [String], collectAll: Bool = false, decodeEarly: Bool = false,
+    static func scan(path: String, ids: [ID], collectAll: Bool = false, decodeEarly: Bool = false,
                      regularOnly: Bool = false,
                      copyPrefix: ((MappedFile) throws -> PrefixCopier)? = nil) throws -> ScannedStore {
         let file = try MappedFile(path: path, regularOnly: regularOnly)
@@ -83,7 +83,7 @@ struct ScannedStore {
 
     /// The customer the i-th requested id names: by key first, else by alias (which must then
     /// belong to one customer only); nil when none.
-    func customerSpan(forRequest i: Int, id: String) throws -> CustomerSpan? {
+    func customerSpan(forRequest i: Int, id: ID) throws -> CustomerSpan? {
         if let span = index.byKey[i] { return span }
         let owners = index.byAlias[i]
         if owners.count > 1 {

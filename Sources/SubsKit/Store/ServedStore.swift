@@ -93,7 +93,7 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The customer `id` names, from the version indexed now when it is the file on disk: never
     /// scans, never waits for a scan or a lock held long.
-    func customerWithoutWaiting(_ id: String) -> Lookup {
+    func customerWithoutWaiting(_ id: ID) -> Lookup {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .wait }
         let onDisk = DiskState(store: FileIdentity(info))
@@ -111,7 +111,7 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The customer `id` names (id, else an alias of exactly one customer) as stored; nil when
     /// none. Waits for the version of the file on disk. Throws the store's errors.
-    func customer(_ id: String) throws -> StoredCustomer? {
+    func customer(_ id: ID) throws -> StoredCustomer? {
         let version = try current()
         do {
             return try version.customerIndex(id, path: path).map { try version.customer($0, path: path) }
@@ -124,7 +124,7 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The id of the customer `id` names (itself, or the owner of that alias); nil when none.
     /// Spellings of one customer (an alias, the id) have one canonical id.
-    public func canonicalId(_ id: String) throws -> String? {
+    public func canonicalId(_ id: ID) throws -> ID? {
         let version = try current()
         return try version.customerIndex(id, path: path).map { version.ids[$0] }
     }

@@ -23,7 +23,7 @@ struct Splice {
 
     /// New members `"id": value` appended to the `customers` object, in order, written the way
     /// the store writes its customers (one line, or one member per line at their indentation).
-    static func insertCustomers(_ customers: [(id: String, value: JSONValue)], into store: ScannedStore) throws -> Splice {
+    static func insertCustomers(_ customers: [(id: ID, value: JSONValue)], into store: ScannedStore) throws -> Splice {
         guard let object = store.index.customers else {
             throw StoreError.invalid(path: store.path, problems: [StoreProblem(path: "customers", message: "required")])
         }
@@ -35,14 +35,14 @@ struct Splice {
         let objectIndent = lineIndent(at: object.lowerBound, in: bytes)
         let multiline = UnsafeRawBufferPointer(rebasing: bytes[object]).contains(UInt8(ascii: "\n"))
         if !multiline && !isEmpty {
-            let members = customers.map { ",\(JSON.quote($0.id)):\(JSONWriter.compact($0.value))" }.joined()
+            let members = customers.map { ",\(JSON.quote($0.id.string)):\(JSONWriter.compact($0.value))" }.joined()
             return Splice(range: (last + 1)..<(last + 1), bytes: Array(members.utf8))
         }
         // The indentation of the existing customers, or one unit deeper than the object's line.
         let first = store.index.firstCustomerKeyOffset
         let unit = first == nil ? "  " : indentUnit(inside: object, base: objectIndent, in: bytes)
         let memberIndent = first.map { lineIndent(at: $0, in: bytes) } ?? objectIndent + unit
-        let members = customers.map { "\(memberIndent)\(JSON.quote($0.id)): \(indented($0.value, unit: unit, base: memberIndent))" }
+        let members = customers.map { "\(memberIndent)\(JSON.quote($0.id.string)): \(indented($0.value, unit: unit, base: memberIndent))" }
             .joined(separator: ",\n")
         if isEmpty {
             return Splice(range: (object.lowerBound + 1)..<closing, bytes: Array("\n\(members)\n\(objectIndent)".utf8))

@@ -30,10 +30,10 @@ public enum StoreFiles {
 
     /// Runs `body` holding an exclusive `flock` on the store's sidecar lock, waiting at most
     /// `timeout` seconds for another writer (then `StoreError.lockTimeout`). `storePath` is a
-    /// resolved path (`resolvedPath`). The lock file is never followed when it is a symbolic
-    /// link (refused); one this call creates gets the store's read/write bits, owner and group
-    /// (so the store's other writers can lock it too), and is removed again when `body` fails:
-    /// a failed command leaves nothing it created. A lock file that existed before stays.
+    /// resolved path (`resolvedPath`). The lock file (`openLock`) is never followed when it is a
+    /// symbolic link (refused), is created 0600 and opened for writing, and is refused when
+    /// another user owns it; one this call creates is removed again when `body` fails: a failed
+    /// command leaves nothing it created. A lock file that existed before stays.
     public static func withLock<T>(storePath: String, timeout: Double, _ body: () throws -> T) throws -> T {
         let lockPath = lockPath(for: storePath)
         let deadline = monotonicSeconds() + max(0, timeout)
@@ -63,17 +63,27 @@ public enum StoreFiles {
         }
     }
 
-    /// Opens the lock file, creating it when missing; tells whether this call created it.
+    /// Opens the lock file for reading and writing, creating it when missing; tells whether
+    /// this call created it. Whoever can open a lock file can `flock` it — a read-only descriptor
+    /// is enough — and so stop every write (exit 75, serve 503); hence (SPEC section 7 rev. 4):
+    /// - a new lock file is 0600 whatever the store's mode and the umask; root creating one for
+    ///   another user's store gives it to the store's owner, who must be able to lock it too;
+    /// - a lock file is used only when the user running subs, root or the store's owner owns it
+    ///   (each of them can change the store anyway); another user's is refused (77), as they
+    ///   could hold it. A group of writers shares a store through a lock file made for it by the
+    ///   store's owner or root, group-writable: `install -m 660 -g GROUP /dev/null STORE.lock`;
+    /// - a lock file of the running user's that others may open is narrowed to 0600 (or 0660
+    ///   when its group may read and write it: a shared lock), as earlier versions gave new lock
+    ///   files the store's read bits.
     private static func openLock(_ lockPath: String, storePath: String) throws -> (Int32, Bool) {
         var store = stat()
         let storeExists = stat(storePath, &store) == 0
-        // rw bits of the store (at least the owner's), so that whoever may write the store may lock it.
-        let mode: mode_t = storeExists ? (store.st_mode & 0o666) | 0o600 : 0o600
+        let euid = geteuid()
         while true {
             var created = false
             var fd = open(lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             if fd < 0 && errno == ENOENT {
-                fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
+                fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
                 if fd < 0 && errno == EEXIST { continue }   // another writer created it just now
                 created = fd >= 0
             }
@@ -90,11 +100,25 @@ public enum StoreFiles {
                 throw StoreError.cannotWrite(path: storePath, reason: "lock file \(lockPath) is not a regular file; refusing to use it")
             }
             if created {
-                // Not narrowed by the umask; owned like the store where that is allowed (root).
-                if storeExists, fchown(fd, store.st_uid, store.st_gid) != 0 {
-                    _ = fchown(fd, uid_t.max, store.st_gid)   // not root: at least the store's group
-                }
-                _ = fchmod(fd, mode)
+                // Exactly 0600, whatever the umask; as root, the store's owner's (not as anyone
+                // else: a chown would fail, and the lock is then the creator's).
+                _ = fchmod(fd, 0o600)
+                if storeExists && euid == 0 && store.st_uid != 0 { _ = fchown(fd, store.st_uid, store.st_gid) }
+                return (fd, created)
+            }
+            let owner = info.st_uid
+            guard owner == euid || owner == 0 || (storeExists && owner == store.st_uid) else {
+                close(fd)
+                throw StoreError.permissionDenied(
+                    path: storePath,
+                    reason: "lock file \(lockPath) is owned by another user (\(SecretFile.userName(owner))), who could hold it and stop every write; "
+                        + "refusing to use it (remove it; a lock file shared by a group of writers is made by the store's owner or root); "
+                        + "store left unchanged")
+            }
+            if owner == euid {
+                let mode = info.st_mode & 0o777
+                let narrowed: mode_t = mode & 0o060 == 0o060 ? 0o660 : 0o600
+                if mode & ~narrowed != 0 { _ = fchmod(fd, mode & narrowed) }
             }
             return (fd, created)
         }

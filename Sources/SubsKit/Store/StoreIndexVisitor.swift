@@ -7,7 +7,7 @@ import SubsJSON
 struct CustomerSpan {
     /// Offset of the key's opening quote, and the key itself (decoded).
     var keyOffset: Int
-    var id: String
+    var id: ID
     /// The record's value (its `{...}`).
     var range: Range<Int>
 }
@@ -39,14 +39,14 @@ struct StoreIndexVisitor: JSONScanVisitor {
     private(set) var byAlias: [[CustomerSpan]]
     private(set) var all: [CustomerSpan] = []
     /// With `collectAll`: every alias and the index in `all` of the customer listing it.
-    private(set) var allAliases: [(alias: String, customer: Int)] = []
-    private var pendingAliases: [String] = []
+    private(set) var allAliases: [(alias: ID, customer: Int)] = []
+    private var pendingAliases: [ID] = []
     /// Offset of the first customer key (its line shows how the store indents customers).
     private(set) var firstCustomerKeyOffset: Int?
 
     private var inCustomers = false
     private var customerKeyOffset = 0
-    private var customerKey: String?
+    private var customerKey: ID?
     private var customerKeyMatches: [Int]?
     private var inAliases = false
     private var aliasMatches: [Int] = []
@@ -81,7 +81,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
                 prefix.advance(to: key.offset)
                 prefixPublished = key.offset
             }
-            customerKey = (collectAll || customerKeyMatches != nil) ? key.string : nil
+            customerKey = (collectAll || customerKeyMatches != nil) ? ID(key.string) : nil
             aliasMatches.removeAll(keepingCapacity: true)
         case 3 where inCustomers:
             inAliases = (!requested.isEmpty || collectAll) && key?.equals("aliases") == true
@@ -95,7 +95,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
         case 4 where inAliases:
             // A string element of customers.X.aliases: compare it with the requested ids.
             guard buffer[range.lowerBound] == UInt8(ascii: "\"") else { return }
-            if collectAll, let alias = try JSON.parse(buffer, range: range).stringValue { pendingAliases.append(alias) }
+            if collectAll, let alias = try JSON.parse(buffer, range: range).stringValue { pendingAliases.append(ID(alias)) }
             guard !requested.isEmpty else { return }
             let inner = UnsafeRawBufferPointer(rebasing: buffer[(range.lowerBound + 1)..<(range.upperBound - 1)])
             let found: [Int]?
@@ -110,7 +110,7 @@ struct StoreIndexVisitor: JSONScanVisitor {
             inAliases = false
         case 2 where inCustomers:
             guard let key else { return }
-            if customerKey == nil, !aliasMatches.isEmpty { customerKey = key.string }
+            if customerKey == nil, !aliasMatches.isEmpty { customerKey = ID(key.string) }
             let span = CustomerSpan(keyOffset: customerKeyOffset, id: customerKey ?? "", range: range)
             if let matches = customerKeyMatches {
                 for i in matches { byKey[i] = span }

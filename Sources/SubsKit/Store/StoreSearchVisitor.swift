@@ -13,15 +13,15 @@ import SubsSystem
 struct SearchTerms {
     /// Exact: ids, aliases, transaction and order ids, attribute values.
     let exact: RequestedIds
-    /// Emails: each term lowercased (Unicode lowercase mapping, as `String.lowercased()`).
+    /// Emails and display names: each term lowercased (Unicode lowercase mapping, as `String.lowercased()`).
     let lowered: RequestedIds
     /// `"term"` as it stands in a store that needs no escape for it (nil when it would need one).
     let quoted: [[UInt8]?]
     let attributeKeys: [String]
 
     init(_ query: FindQuery) {
-        exact = RequestedIds(query.terms)
-        lowered = RequestedIds(query.terms.map { $0.lowercased() })
+        exact = RequestedIds(query.terms.ids)
+        lowered = RequestedIds(query.terms.map { ID($0.lowercased()) })
         quoted = query.terms.map { term in
             let bytes = Array(term.utf8)
             // A quote or backslash is always escaped in JSON; anything else may stand as is.
@@ -66,10 +66,10 @@ struct StoreSearchVisitor: JSONScanVisitor {
 
     /// `locating`: ids whose customers the index notes too (after the terms' own: `index.byKey`
     /// from `query.terms.count` on), never matched against the terms.
-    init(buffer: UnsafeRawBufferPointer, query: FindQuery, locating: [String] = [], scanned: @escaping (Int) -> Void) {
+    init(buffer: UnsafeRawBufferPointer, query: FindQuery, locating: [ID] = [], scanned: @escaping (Int) -> Void) {
         self.buffer = buffer
         terms = SearchTerms(query)
-        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms + locating), collectAll: false,
+        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms.ids + locating), collectAll: false,
                                   scanned: scanned)
         hits = Array(repeating: [], count: query.terms.count)
         reportDepth = query.terms.count <= StoreSearchVisitor.termsSearchedOneByOne ? 4 : 5
@@ -112,7 +112,7 @@ struct StoreSearchVisitor: JSONScanVisitor {
             }
         case 2 where inCustomers:
             if !pending.isEmpty, let key {
-                let span = CustomerSpan(keyOffset: key.offset, id: key.string, range: range)
+                let span = CustomerSpan(keyOffset: key.offset, id: ID(key.string), range: range)
                 var best: [Int: MatchKind] = [:]
                 for (term, kind) in pending { best[term] = min(best[term] ?? kind, kind) }
                 for (term, kind) in best.sorted(by: { $0.key < $1.key }) { hits[term].append(SearchHit(span: span, kind: kind)) }
@@ -134,7 +134,10 @@ struct StoreSearchVisitor: JSONScanVisitor {
         let first = buffer[range.lowerBound]
         let isString = first == UInt8(ascii: "\"")
         if isString && key.equals("email") {
-            for term in try emailMatches(range) { pending.append((term, .email)) }
+            for term in try caseInsensitiveMatches(range) { pending.append((term, .email)) }
+        }
+        if isString && MatchKind.displayNameKeys.contains(where: { key.equals($0) }) {
+            for term in try caseInsensitiveMatches(range) { pending.append((term, .displayName)) }
         }
         guard !terms.attributeKeys.isEmpty, terms.attributeKeys.contains(where: { key.equals($0) }) else { return }
         // Strings by their text; numbers as they are written (`"crmId": 1042` matches 1042).
@@ -144,8 +147,8 @@ struct StoreSearchVisitor: JSONScanVisitor {
         for term in found ?? [] { pending.append((term, .attribute)) }
     }
 
-    /// Terms equal to the email at `range` once both are lowercased.
-    private mutating func emailMatches(_ range: Range<Int>) throws -> [Int] {
+    /// Terms equal to the string (an email, a name) at `range` once both are lowercased.
+    private mutating func caseInsensitiveMatches(_ range: Range<Int>) throws -> [Int] {
         let inner = UnsafeRawBufferPointer(rebasing: buffer[(range.lowerBound + 1)..<(range.upperBound - 1)])
         if !inner.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) {
             // ASCII, as nearly every email is: lowercased byte by byte, no String made.

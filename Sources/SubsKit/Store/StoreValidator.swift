@@ -25,7 +25,7 @@ public enum StoreValidator {
         problems += decoder.problems
 
         let customerIds = Set(store.index.all.map(\.id))
-        var aliasOwner: [String: String] = [:]
+        var aliasOwner: [ID: ID] = [:]
         // Customers decoded a batch at a time on all cores (never all of them in memory at once);
         // the store-wide alias rules then in store order.
         let batchSize = 4096

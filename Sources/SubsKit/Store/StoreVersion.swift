@@ -56,7 +56,7 @@ struct CommitReport {
 
 /// A customer's record as it stands in the store, and the member to leave out of an answer.
 struct StoredCustomer {
-    let id: String
+    let id: ID
     /// The record's bytes, `{` to `}`, as stored (any formatting).
     let record: [UInt8]
     /// The record's own `id` member with one comma beside it (offsets in `record`): the
@@ -77,10 +77,10 @@ struct RecordChecks {
 final class StoreVersion: @unchecked Sendable {
     let file: RecordFile
     var identity: FileIdentity { file.identity }
-    let ids: [String]
+    let ids: [ID]
     let ranges: [Range<Int>]
-    let byId: [String: Int]
-    let byAlias: [String: [Int]]
+    let byId: [ID: Int]
+    let byAlias: [ID: [Int]]
     /// The catalog, compact (every answer carries it), and decoded (a record is checked with it).
     let products: [UInt8]
     let catalog: Catalog
@@ -93,7 +93,7 @@ final class StoreVersion: @unchecked Sendable {
 
     var isChecked: Bool { checks != nil }
 
-    private init(file: RecordFile, ids: [String], ranges: [Range<Int>], byId: [String: Int], byAlias: [String: [Int]],
+    private init(file: RecordFile, ids: [ID], ranges: [Range<Int>], byId: [ID: Int], byAlias: [ID: [Int]],
                  products: [UInt8], catalog: Catalog, checks: RecordChecks?) {
         self.file = file
         self.ids = ids
@@ -105,7 +105,7 @@ final class StoreVersion: @unchecked Sendable {
         self.checks = checks
     }
 
-    private func with(file: RecordFile? = nil, ids: [String]? = nil, ranges: [Range<Int>]? = nil, byId: [String: Int]? = nil,
+    private func with(file: RecordFile? = nil, ids: [ID]? = nil, ranges: [Range<Int>]? = nil, byId: [ID: Int]? = nil,
                       checks: RecordChecks?) -> StoreVersion {
         StoreVersion(file: file ?? self.file, ids: ids ?? self.ids, ranges: ranges ?? self.ranges, byId: byId ?? self.byId,
                      byAlias: byAlias, products: products, catalog: catalog, checks: checks)
@@ -154,12 +154,12 @@ final class StoreVersion: @unchecked Sendable {
             let products = Array(JSONWriter.compact(try store.storedProducts()).utf8)
             let spans = store.index.all
             var ids = spans.map(\.id)
-            var byId: [String: Int] = [:]
-            var byAlias: [String: [Int]] = [:]
+            var byId: [ID: Int] = [:]
+            var byAlias: [ID: [Int]] = [:]
             if withTables {
                 // The same customers in the same order: the previous id table stands.
                 let same = previous.flatMap { previous in
-                    previous.ids.count == ids.count && zip(previous.ids, ids).allSatisfy({ $0.utf8.elementsEqual($1.utf8) })
+                    previous.ids.count == ids.count && previous.ids == ids
                         ? previous : nil
                 }
                 if let same { ids = same.ids }
@@ -176,9 +176,9 @@ final class StoreVersion: @unchecked Sendable {
     }
 
     /// The id table (`sameIdsAs`'s, a version with these very ids) and the alias table.
-    private static func tables(_ ids: [String], aliases: [(alias: String, customer: Int)],
-                               sameIdsAs previous: StoreVersion?) -> (byId: [String: Int], byAlias: [String: [Int]]) {
-        var byId: [String: Int]
+    private static func tables(_ ids: [ID], aliases: [(alias: ID, customer: Int)],
+                               sameIdsAs previous: StoreVersion?) -> (byId: [ID: Int], byAlias: [ID: [Int]]) {
+        var byId: [ID: Int]
         if let previous {
             byId = previous.byId
         } else {
@@ -186,7 +186,7 @@ final class StoreVersion: @unchecked Sendable {
             byId.reserveCapacity(ids.count)
             for (i, id) in ids.enumerated() { byId[id] = i }
         }
-        var byAlias: [String: [Int]] = [:]
+        var byAlias: [ID: [Int]] = [:]
         for (alias, customer) in aliases where byAlias[alias]?.last != customer {
             byAlias[alias, default: []].append(customer)
         }
@@ -243,9 +243,8 @@ final class StoreVersion: @unchecked Sendable {
             let end = min(start + checkStep, count)
             let results = try Array(start..<end).concurrentMap { i -> (problems: [StoreProblem], own: Range<Int>?, reused: Bool) in
                 let range = version.ranges[i]
-                // Same id (as bytes), same bytes: the same check.
+                // Same id, same bytes: the same check.
                 if let earlier, let j = earlier.version.byId[version.ids[i]],
-                   earlier.version.ids[j].utf8.elementsEqual(version.ids[i].utf8),
                    earlier.version.ranges[j].count == range.count,
                    memcmp(earlier.mapped.bytes.baseAddress! + earlier.version.ranges[j].lowerBound,
                           bytes.baseAddress! + range.lowerBound, range.count) == 0 {
@@ -269,7 +268,7 @@ final class StoreVersion: @unchecked Sendable {
 
     /// The check a GET makes of a record (`{...}`, strict JSON): its problems, and its own `id`
     /// member (see `StoredCustomer`).
-    static func checkRecord(id: String, _ record: UnsafeRawBufferPointer,
+    static func checkRecord(id: ID, _ record: UnsafeRawBufferPointer,
                             catalog: Catalog) throws -> (problems: [StoreProblem], idMember: Range<Int>?) {
         let value = try JSON.parse(record)
         var check = RecordDecoder()
@@ -342,7 +341,7 @@ final class StoreVersion: @unchecked Sendable {
     }
 
     /// The customer `id` names: its key, else an alias of exactly one customer; nil when none.
-    func customerIndex(_ id: String, path: String) throws -> Int? {
+    func customerIndex(_ id: ID, path: String) throws -> Int? {
         if let byId = byId[id] { return byId }
         guard let owners = byAlias[id] else { return nil }
         guard owners.count == 1 else {
@@ -389,7 +388,7 @@ final class StoreVersion: @unchecked Sendable {
 
     /// The members `"id": {...}` of bytes a write appended to the `customers` object (a comma
     /// first, or the whole inside of an empty object): keys, and value ranges in those bytes.
-    static func members(inserted bytes: [UInt8]) -> [(key: String, value: Range<Int>)]? {
+    static func members(inserted bytes: [UInt8]) -> [(key: ID, value: Range<Int>)]? {
         var skip = 0
         while skip < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[skip]) { skip += 1 }
         if skip < bytes.count, bytes[skip] == UInt8(ascii: ",") { skip += 1 }
@@ -397,7 +396,7 @@ final class StoreVersion: @unchecked Sendable {
         var visitor = MemberVisitor()
         guard (try? wrapped.withUnsafeBytes { try JSON.scan($0, visitor: &visitor) }) != nil else { return nil }
         // Offset b in `wrapped` is b - 1 + skip in `bytes`.
-        return visitor.members.map { ($0.key, ($0.value.lowerBound - 1 + skip)..<($0.value.upperBound - 1 + skip)) }
+        return visitor.members.map { (ID($0.key), ($0.value.lowerBound - 1 + skip)..<($0.value.upperBound - 1 + skip)) }
     }
 }
 

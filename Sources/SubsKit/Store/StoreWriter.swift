@@ -14,12 +14,13 @@ struct StoreWriter {
     /// Test hook: where the write pauses (nil: nowhere).
     var pause: WritePause? = nil
 
-    func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+    func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         // Said before the lock is taken or the store read.
         if let refusal = StoreWriter.expirationRefusal(change, now: now) { throw refusal }
         // A symbolic link is followed to the store it names: that file is locked, read and
         // replaced, and the link stays a link.
         let path = try StoreFiles.resolvedPath(self.path)
+        try requireStore(at: path)
         // A dry run only reads: no lock, no file created.
         if dryRun { return try write(change, to: ids, at: path, now: now, dryRun: true) }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
@@ -40,6 +41,7 @@ struct StoreWriter {
     func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let path = try StoreFiles.resolvedPath(self.path)
+        try requireStore(at: path)
         let ids = Array(Set(requests.map(\.id)))
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
             try scanned(ids, at: path, dryRun: false) { store, temp in
@@ -48,7 +50,16 @@ struct StoreWriter {
         }
     }
 
-    private func write(_ change: CustomerChange, to ids: [String], at path: String, now: Instant,
+    /// A store that is not there (nor its folder, on a fresh machine) is the missing store every
+    /// command reports (66, with how to make one), never a lock file that cannot be created (73).
+    /// Checked before the lock, so that nothing is created beside a store that does not exist.
+    private func requireStore(at resolved: String) throws {
+        var info = stat()
+        guard stat(resolved, &info) != 0 else { return }
+        if errno == ENOENT || errno == ENOTDIR { throw StoreError.missing(path: path) }
+    }
+
+    private func write(_ change: CustomerChange, to ids: [ID], at path: String, now: Instant,
                        dryRun: Bool) throws -> ChangeResult {
         try scanned(ids, at: path, dryRun: dryRun) { store, temp in
             try rewrite(change, to: ids, in: store, temp: temp, now: now)
@@ -57,7 +68,7 @@ struct StoreWriter {
 
     /// Scans the store for `ids` (copying its unchanged front into a new temporary file unless
     /// `dryRun`) and runs `body` on it.
-    private func scanned<T>(_ ids: [String], at path: String, dryRun: Bool,
+    private func scanned<T>(_ ids: [ID], at path: String, dryRun: Bool,
                             _ body: (ScannedStore, TemporaryFile?) throws -> T) throws -> T {
         // The new version goes to a temporary file; what comes before the first customer
         // changed is copied into it while the scan runs. Any refusal below discards it.
@@ -82,7 +93,7 @@ struct StoreWriter {
         }
     }
 
-    private func rewrite(_ change: CustomerChange, to ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+    private func rewrite(_ change: CustomerChange, to ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
                          now: Instant) throws -> ChangeResult {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
@@ -91,11 +102,11 @@ struct StoreWriter {
 
         var edits: [Splice] = []
         var changed: [ChangedCustomer] = []
-        var missing: [String] = []
-        var nothingToRevoke: [String] = []
+        var missing: [ID] = []
+        var nothingToRevoke: [ID] = []
         var seen: Set<Int> = []
-        var created: [(id: String, value: JSONValue)] = []
-        var createdIds: Set<String> = []   // an id named twice is created once, in O(1) per id
+        var created: [(id: ID, value: JSONValue)] = []
+        var createdIds: Set<ID> = []   // an id named twice is created once, in O(1) per id (by its bytes)
         for (i, id) in ids.enumerated() {
             guard let span = try store.customerSpan(forRequest: i, id: id) else {
                 guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
@@ -188,7 +199,7 @@ struct StoreWriter {
         return CommitReport(base: store.file.identity, written: RecordFile(fd: written.fd, identity: written.identity), edits: edits)
     }
 
-    private func rewriteEach(_ requests: [ChangeRequest], ids: [String], in store: ScannedStore, temp: TemporaryFile?,
+    private func rewriteEach(_ requests: [ChangeRequest], ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
                              now: Instant, willCommit: (FileIdentity) -> Void) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let copied = try store.index.prefix?.finish() ?? 0
@@ -204,8 +215,8 @@ struct StoreWriter {
         var working: [Int: Working] = [:]   // by key offset
         // Customers a grant with `create` made in this batch, in order; a later request of the
         // batch that names one changes it like any other.
-        var created: [(id: String, record: CustomerRecord, object: JSONObject)] = []
-        var createdSlot: [String: Int] = [:]
+        var created: [(id: ID, record: CustomerRecord, object: JSONObject)] = []
+        var createdSlot: [ID: Int] = [:]
         var results: [Result<StoredRecord, ChangeError>] = []
         let products = try store.storedProducts()
         for request in requests {
@@ -289,7 +300,7 @@ struct StoreWriter {
                               expirationDate: expiration, grantedBy: actor, reason: reason)
             record.grants.append(grant)
             var members: [(String, JSONValue)] = [
-                ("id", .string(grant.id)), ("entitlement", .string(entitlement)),
+                ("id", .string(grant.id.string)), ("entitlement", .string(entitlement.string)),
                 ("grantedAt", .string(ISODate.format(now))),
                 ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null),
             ]
@@ -321,10 +332,10 @@ struct StoreWriter {
     }
 
     /// `grant-N`, the first N not taken in this customer.
-    private func nextGrantId(_ record: CustomerRecord) -> String {
+    private func nextGrantId(_ record: CustomerRecord) -> ID {
         let taken = Set(record.grants.map(\.id))
         var n = record.grants.count + 1
         while taken.contains("grant-\(n)") { n += 1 }
-        return "grant-\(n)"
+        return ID("grant-\(n)")
     }
 }

@@ -5,6 +5,15 @@ import SubsJSON
 import XCTest
 
 enum PlatformEntitlement {
+    /// The keys of an entitlement in the check document, in their documented order.
+    static let keys = ["id", "isActive", "state", "renewState", "willRenew", "periodType", "source", "grantType",
+                       "productId", "startedDate", "trialStartDate", "firstPurchaseDate", "lastPurchaseDate",
+                       "expirationDate", "accessEndDate", "gracePeriodExpirationDate", "billingIssueDetectedAt",
+                       "billingRetryEndDate", "autoRenewDisableDate", "autoResumeDate", "pauseEndedDate",
+                       "renewalProductId", "renewsCount", "isSandbox", "lastActivatedOfferCode", "grantId",
+                       "grantedBy", "grantReason", "refundedAt", "revokedAt", "revokedBy", "revokeReason",
+                       "transactions", "otherActiveSources"]
+
     static let baseline: [String: JSONValue] = [
         "isActive": .bool(true), "state": .string("active"), "renewState": .string("willRenew"), "willRenew": .bool(true),
         "periodType": .string("normal"), "source": .string("appstore"), "grantType": .string("purchase"),
@@ -13,6 +22,8 @@ enum PlatformEntitlement {
         "billingIssueDetectedAt": .null, "autoRenewDisableDate": .null, "autoResumeDate": .null,
         "renewalProductId": .null, "renewsCount": .null, "isSandbox": .bool(false), "lastActivatedOfferCode": .null,
         "grantId": .null, "transactions": .array([]), "otherActiveSources": .array([]),
+        "billingRetryEndDate": .null, "pauseEndedDate": .null, "grantedBy": .null, "grantReason": .null,
+        "refundedAt": .null, "revokedAt": .null, "revokedBy": .null, "revokeReason": .null,
     ]
 }
 
@@ -23,6 +34,8 @@ func assertEntitlement(_ doc: JSONValue, _ id: String, _ fields: [String: JSONVa
     guard let e = doc["entitlements"]?[id]?.objectValue else { return XCTFail("no entitlement \(id)", file: file, line: line) }
     var expected = PlatformEntitlement.baseline.merging(fields) { $1 }
     expected["id"] = .string(id)
+    // What the table's UNTIL shows: the expiration, unless a test says when access was taken back.
+    if fields["accessEndDate"] == nil { expected["accessEndDate"] = expected["expirationDate"] }
     XCTAssertEqual(Set(e.keys), Set(expected.keys), file: file, line: line)
     for key in e.keys { XCTAssertEqual(e[key], expected[key], "\(id).\(key)", file: file, line: line) }
 }

@@ -11,10 +11,10 @@ import SubsJSON
 /// milliseconds, subs prints whole seconds).
 public struct IAPHUBProduct: Equatable, Sendable {
     /// IAPHUB's product id (`id`), which `subscriptionRenewalProduct` refers to.
-    public var id: String?
+    public var id: ID?
     /// The store's product id on the platform asked for (`platform`): absent for a product
     /// that has none there (bought on another platform) and for some promotional products.
-    public var sku: String?
+    public var sku: ID?
     /// `consumable`, `non_consumable`, `subscription`, `renewable_subscription`, or what a newer
     /// API version sends.
     public var type: String
@@ -22,27 +22,27 @@ public struct IAPHUBProduct: Equatable, Sendable {
     public var purchaseDate: Instant?
     public var expirationDate: Instant?
     public var autoResumeDate: Instant?
-    public var group: String?
-    public var groupName: String?
+    public var group: ID?
+    public var groupName: ID?
     public var isSubscriptionRenewable: Bool
     public var isFamilyShare: Bool
     public var isPromo: Bool
     public var promoCode: String?
     public var subscriptionState: String?
     public var subscriptionPeriodType: String?
-    public var subscriptionRenewalProduct: String?
-    public var subscriptionRenewalProductSku: String?
+    public var subscriptionRenewalProduct: ID?
+    public var subscriptionRenewalProductSku: ID?
     /// The purchase it was bought with (`purchase`) and, for a subscription, its chain's first
     /// (`originalPurchase`): how `renew-count` finds its chain in the purchase listing.
-    public var purchase: String?
-    public var originalPurchase: String?
+    public var purchase: ID?
+    public var originalPurchase: ID?
 
-    public init(id: String? = nil, sku: String?, type: String, platform: String? = nil, purchaseDate: Instant? = nil,
-                expirationDate: Instant? = nil, autoResumeDate: Instant? = nil, group: String? = nil,
-                groupName: String? = nil, isSubscriptionRenewable: Bool = false, isFamilyShare: Bool = false,
+    public init(id: ID? = nil, sku: ID?, type: String, platform: String? = nil, purchaseDate: Instant? = nil,
+                expirationDate: Instant? = nil, autoResumeDate: Instant? = nil, group: ID? = nil,
+                groupName: ID? = nil, isSubscriptionRenewable: Bool = false, isFamilyShare: Bool = false,
                 isPromo: Bool = false, promoCode: String? = nil, subscriptionState: String? = nil,
-                subscriptionPeriodType: String? = nil, subscriptionRenewalProduct: String? = nil,
-                subscriptionRenewalProductSku: String? = nil, purchase: String? = nil, originalPurchase: String? = nil) {
+                subscriptionPeriodType: String? = nil, subscriptionRenewalProduct: ID? = nil,
+                subscriptionRenewalProductSku: ID? = nil, purchase: ID? = nil, originalPurchase: ID? = nil) {
         self.id = id
         self.sku = sku
         self.type = type
@@ -67,7 +67,7 @@ public struct IAPHUBProduct: Equatable, Sendable {
     /// The entitlement it becomes: IAPHUB has none, so the group's name, else the sku, else (a
     /// product without a sku on the platform asked for) its group's id, else its product id; nil
     /// when it has none of them (such a product is malformed).
-    public var entitlementId: String? {
+    public var entitlementId: ID? {
         for key in [groupName, sku, group, id] {
             if let key, !key.isEmpty { return key }
         }
@@ -126,17 +126,17 @@ public struct IAPHUBAnswer: Equatable, Sendable {
             throw IAPHUBAnswerError(path: fields.at("type"), message: "required (a non-empty string)")
         }
         let product = IAPHUBProduct(
-            id: try fields.string("id"), sku: try fields.string("sku").flatMap { $0.isEmpty ? nil : $0 }, type: type, platform: try fields.string("platform"),
+            id: try fields.stringID("id"), sku: try fields.stringID("sku").flatMap { $0.isEmpty ? nil : $0 }, type: type, platform: try fields.string("platform"),
             purchaseDate: try fields.wholeSeconds("purchaseDate"), expirationDate: try fields.wholeSeconds("expirationDate"),
-            autoResumeDate: try fields.wholeSeconds("autoResumeDate"), group: try fields.string("group"),
-            groupName: try fields.string("groupName"),
+            autoResumeDate: try fields.wholeSeconds("autoResumeDate"), group: try fields.stringID("group"),
+            groupName: try fields.stringID("groupName"),
             isSubscriptionRenewable: try fields.bool("isSubscriptionRenewable") ?? false,
             isFamilyShare: try fields.bool("isFamilyShare") ?? false, isPromo: try fields.bool("isPromo") ?? false,
             promoCode: try fields.string("promoCode"), subscriptionState: try fields.string("subscriptionState"),
             subscriptionPeriodType: try fields.string("subscriptionPeriodType"),
-            subscriptionRenewalProduct: try fields.string("subscriptionRenewalProduct"),
-            subscriptionRenewalProductSku: try fields.string("subscriptionRenewalProductSku"),
-            purchase: try fields.string("purchase"), originalPurchase: try fields.string("originalPurchase"))
+            subscriptionRenewalProduct: try fields.stringID("subscriptionRenewalProduct"),
+            subscriptionRenewalProductSku: try fields.stringID("subscriptionRenewalProductSku"),
+            purchase: try fields.stringID("purchase"), originalPurchase: try fields.stringID("originalPurchase"))
         guard product.entitlementId != nil else {
             throw IAPHUBAnswerError(path: path, message: "no groupName, sku, group or id to tell which entitlement it is")
         }

@@ -8,22 +8,24 @@ extension ProviderDescriptor {
         pace: { IAPHUBSource.pacedTransport($0) },
         settings: [IAPHUBSource.platformSetting, IAPHUBSource.environmentSetting],
         manual: """
-        With --provider iaphub, --remote is required and names the IAPHUB app, as in \
+        With {flag:--provider} iaphub, {flag:--remote} is required and names the IAPHUB app, as in \
         https://api.iaphub.com/v1/app/APP_ID, and the key is IAPHUB's server API key, sent as \
         Authorization: ApiKey KEY. \
         check asks GET {remote}/user/USER?environment=production&platform=ios (SUBS_IAPHUB_ENVIRONMENT, \
-        --iaphub-platform); each active product becomes one entitlement keyed by its group name, else \
+        {flag:--iaphub-platform}); each active product becomes one entitlement keyed by its group name, else \
         its sku, else its group id or IAPHUB product id (a product without a sku on that platform), \
         and consumables are ignored. \
-        requestDate is the server's Date header, and --at projects the current answer to that date \
+        requestDate is the server's Date header, and {flag:--at} projects the current answer to that date \
         with a note on standard error. \
         history and renew-count read IAPHUB's purchase listing, GET {remote}/purchases?userId=USER \
         (every page within the timeout, up to 20; past that complete is false): each purchase one \
         transaction typed by its place in its originalPurchase chain, a refund at its refundDate, and \
         renew-count counts the paid, unrefunded renewals of each chain. \
-        IAPHUB offers no manual grants, so grant and revoke are exit status 64. \
+        IAPHUB offers no manual grants, so grant and revoke are exit status {exit:not-offered}. \
         A batch check paces itself to 5 requests a second, IAPHUB's limit.
-        """
+        """,
+        apis: [ProviderAPI(title: "IAPHUB", baseURL: "https://api.iaphub.com/v1/app/APP_ID",
+                           selectedWith: "{flag:--provider iaphub} {flag:--remote https://api.iaphub.com/v1/app/APP_ID}")]
     ) { setup in
         IAPHUBSource(client: setup.client, cachePolicy: setup.cachePolicy,
                      environment: setup.value(of: IAPHUBSource.environmentSetting),

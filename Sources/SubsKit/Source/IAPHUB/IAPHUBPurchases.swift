@@ -10,14 +10,14 @@ import SubsJSON
 /// One element of `list`: the fields subs reads (README, "IAPHUB").
 public struct IAPHUBPurchase: Equatable, Sendable {
     /// IAPHUB's purchase id (`id`), which `originalPurchase` of later purchases refers to.
-    public var id: String
+    public var id: ID
     public var purchaseDate: Instant
     /// `consumable`, `non_consumable`, `subscription` (non-renewing), `renewable_subscription`.
     public var productType: String
     /// `productSku` (the store's product id), `product` (IAPHUB's product id), `productGroupName`.
-    public var productSku: String?
-    public var product: String?
-    public var productGroupName: String?
+    public var productSku: ID?
+    public var product: ID?
+    public var productGroupName: ID?
     public var platform: String?
     /// `price` as written (a JSON number's literal, never rounded), `currency` (ISO 4217).
     public var price: String?
@@ -29,14 +29,21 @@ public struct IAPHUBPurchase: Equatable, Sendable {
     public var expirationDate: Instant?
     /// The first purchase of the subscription this one renews (IAPHUB's chain id); absent on
     /// products that are not subscriptions.
-    public var originalPurchase: String?
+    public var originalPurchase: ID?
     /// `normal`, `trial`, `intro` (IAPHUB sends it for subscriptions).
     public var subscriptionPeriodType: String?
+    /// The purchase this one follows in its subscription (`linkedPurchase`: the period it renews,
+    /// or the subscription it replaces).
+    public var linkedPurchase: ID?
+    /// `subscriptionProrationMode`: IAPHUB sets it only on a transaction created by a subscription
+    /// replace (immediate_with_time_proration, deferred…).
+    public var subscriptionProrationMode: String?
 
-    public init(id: String, purchaseDate: Instant, productType: String, productSku: String? = nil, product: String? = nil,
-                productGroupName: String? = nil, platform: String? = nil, price: String? = nil, currency: String? = nil,
+    public init(id: ID, purchaseDate: Instant, productType: String, productSku: ID? = nil, product: ID? = nil,
+                productGroupName: ID? = nil, platform: String? = nil, price: String? = nil, currency: String? = nil,
                 isSandbox: Bool? = nil, promoCode: String? = nil, isRefunded: Bool = false, refundDate: Instant? = nil,
-                expirationDate: Instant? = nil, originalPurchase: String? = nil, subscriptionPeriodType: String? = nil) {
+                expirationDate: Instant? = nil, originalPurchase: ID? = nil, subscriptionPeriodType: String? = nil,
+                linkedPurchase: ID? = nil, subscriptionProrationMode: String? = nil) {
         self.id = id
         self.purchaseDate = purchaseDate
         self.productType = productType
@@ -53,6 +60,8 @@ public struct IAPHUBPurchase: Equatable, Sendable {
         self.expirationDate = expirationDate
         self.originalPurchase = originalPurchase
         self.subscriptionPeriodType = subscriptionPeriodType
+        self.linkedPurchase = linkedPurchase
+        self.subscriptionProrationMode = subscriptionProrationMode
     }
 
     /// The product types subs knows; a purchase of another is left out with a warning.
@@ -60,7 +69,7 @@ public struct IAPHUBPurchase: Equatable, Sendable {
 
     /// The entitlement key, as `check` keys IAPHUB's products: the group's name, else the sku,
     /// else IAPHUB's product id; none for a consumable (it unlocks nothing).
-    public var entitlementId: String? {
+    public var entitlementId: ID? {
         guard productType != "consumable" else { return nil }
         for key in [productGroupName, productSku, product] {
             if let key, !key.isEmpty { return key }
@@ -70,10 +79,11 @@ public struct IAPHUBPurchase: Equatable, Sendable {
 
     /// The chain of an auto-renewable subscription: `originalPurchase`, else (none given) the
     /// purchase itself, as the first purchase of a chain is its own original.
-    public var chainId: String { originalPurchase.flatMap { $0.isEmpty ? nil : $0 } ?? id }
+    public var chainId: ID { originalPurchase.flatMap { $0.isEmpty ? nil : $0 } ?? id }
 
-    /// A renewal: a purchase of an auto-renewable subscription that is not its chain's first.
-    public var isRenewal: Bool { productType == "renewable_subscription" && chainId != id }
+    /// A later purchase of an auto-renewable subscription: not its chain's first. It is a renewal
+    /// unless it replaced the subscription with another product (IAPHUBPurchaseHistory.replacements).
+    public var isRenewal: Bool { productType == "renewable_subscription" && !chainId.utf8.elementsEqual(id.utf8) }
 
     /// Paid: not a free trial and not a price of zero (an unknown price is taken as paid: IAPHUB
     /// lists store transactions, which are charges).
@@ -120,7 +130,7 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
 
     private static func purchase(_ value: JSONValue, path: String) throws(WireFormatError) -> IAPHUBPurchase {
         let f = try WireFields(value, path: path, words: .iaphub)
-        guard let id = try f.string("id"), !id.isEmpty else {
+        guard let id = try f.stringID("id"), !id.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "id"), message: "required (a non-empty string)")
         }
         guard let date = try f.wholeSeconds("purchaseDate") else {
@@ -140,13 +150,15 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
         case let other?: throw WireFormatError(path: JSONPath.member(path, "price"), message: "expected a number, found \(other.typeName)")
         }
         let purchase = IAPHUBPurchase(
-            id: id, purchaseDate: date, productType: type, productSku: try f.string("productSku").flatMap { $0.isEmpty ? nil : $0 },
-            product: try f.string("product"), productGroupName: try f.string("productGroupName"), platform: try f.string("platform"),
+            id: id, purchaseDate: date, productType: type, productSku: try f.stringID("productSku").flatMap { $0.isEmpty ? nil : $0 },
+            product: try f.stringID("product"), productGroupName: try f.stringID("productGroupName"), platform: try f.string("platform"),
             price: price, currency: try f.string("currency"), isSandbox: try f.bool("isSandbox"),
             promoCode: try f.bool("isPromo") == true ? try f.string("promoCode") : nil,
             isRefunded: try f.bool("isRefunded") ?? false, refundDate: try f.wholeSeconds("refundDate"),
-            expirationDate: try f.wholeSeconds("expirationDate"), originalPurchase: try f.string("originalPurchase"),
-            subscriptionPeriodType: try f.string("subscriptionPeriodType"))
+            expirationDate: try f.wholeSeconds("expirationDate"), originalPurchase: try f.stringID("originalPurchase"),
+            subscriptionPeriodType: try f.string("subscriptionPeriodType"),
+            linkedPurchase: try f.stringID("linkedPurchase").flatMap { $0.isEmpty ? nil : $0 },
+            subscriptionProrationMode: try f.string("subscriptionProrationMode").flatMap { $0.isEmpty ? nil : $0 })
         if type != "consumable" && purchase.entitlementId == nil {
             throw WireFormatError(path: path, message: "no productGroupName, productSku or product to tell which entitlement it is")
         }

@@ -1,7 +1,7 @@
 // `history` and `renew-count` for provider `iaphub`: the user answer (who the user is, which
 // product describes each entitlement, the server's date) and every page of IAPHUB's purchase
 // listing for that user, `GET {remote}/purchases?userId=…&environment=…&page=N&limit=100&order=asc`,
-// within one --timeout budget and up to `pageCap` pages (paced under IAPHUB's 5 requests a second
+// within the command's one --timeout budget (RemoteBudget) and up to `pageCap` pages (paced under IAPHUB's 5 requests a second
 // by the transport).
 
 extension IAPHUBSource {
@@ -10,11 +10,10 @@ extension IAPHUBSource {
     /// The page size asked: IAPHUB's maximum.
     public static let pageSize = 100
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
-        let deadline = client.now() + client.timeout
-        guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else { return nil }
-        let listing = try purchases(of: id, deadline: deadline, remarks: &remarks)
+        guard let user = try user(id, at: t, remarks: &remarks) else { return nil }
+        let listing = try purchases(of: id.string, remarks: &remarks)
         let at = t ?? user.served
         let reason = [listing.unfinished, IAPHUBPurchaseHistory.untold(listing.purchases)].compactMap { $0 }
         return HistoryAnswer(
@@ -24,13 +23,12 @@ extension IAPHUBSource {
             remarks: remarks)
     }
 
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
-        let deadline = client.now() + client.timeout
-        guard let user = try user(id, at: t, deadline: deadline, remarks: &remarks) else {
+        guard let user = try user(id, at: t, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
         }
-        let listing = try purchases(of: id, deadline: deadline, remarks: &remarks)
+        let listing = try purchases(of: id.string, remarks: &remarks)
         var status = user.status
         let counts = IAPHUBPurchaseHistory.renewsCounts(listing.purchases, products: Self.chosenProducts(user.answer),
                                                         until: t ?? user.served)
@@ -42,21 +40,23 @@ extension IAPHUBSource {
     }
 
     /// Every page of the user's purchases, oldest first on the wire (`order=asc`), one malformed
-    /// purchase left out and warned about; `unfinished` says why the listing stopped before its end.
-    func purchases(of id: String, deadline: Double,
-                   remarks: inout Remarks) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
+    /// purchase left out and warned about; `unfinished` says why the listing stopped before its end
+    /// (then none of its pages stays in the cache). The user was read: when the command's budget
+    /// (time or bytes) ends the listing, even at its first page, what was read is answered.
+    func purchases(of id: String, remarks: inout Remarks) throws -> (purchases: [IAPHUBPurchase], unfinished: String?) {
         var purchases: [IAPHUBPurchase] = []
+        var stored: [String] = []
         for page in 1...Self.pageCap {
-            let spent = "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
-                + "\(RemoteFormat.seconds(client.timeout)) s was spent, so newer purchases are not shown"
-            if page > 1, client.now() >= deadline { return (purchases, spent) }
             let path = "/purchases?userId=" + RemoteURL.segment(id) + "&environment=" + RemoteURL.segment(environment)
                 + "&page=\(page)&limit=\(Self.pageSize)&order=asc"
             let answer: RemoteAnswer
-            do { answer = try get(path, customer: id, deadline: deadline, remarks: &remarks) } catch RemoteError.timeout where page > 1 {
-                // What was read is answered, said to be partial; a first page that cannot be had is the error.
-                return (purchases, spent)
+            do { answer = try get(path, customer: id, remarks: &remarks) } catch let spent as RemoteError where spent.isBudgetSpent {
+                client.forget(stored, customer: id)
+                let read = page == 1 ? "IAPHUB's purchase listing was not read"
+                    : "IAPHUB's purchase listing was read for \(page - 1) page\(page == 2 ? "" : "s") only"
+                return (purchases, read + ": " + spent.budgetReason + ", so newer purchases are not shown")
             }
+            if answer.cacheAge == nil { stored.append(path) }
             // The user was just found: IAPHUB's own 404 here is no answer about them.
             if answer.response.status == 404 { throw answer.unexpectedStatusError() }
             let decoded: IAPHUBPurchasePage
@@ -71,6 +71,7 @@ extension IAPHUBSource {
                 throw RemoteError.protocolError(url: answer.url, reason: "hasNextPage is true on an empty page")
             }
         }
+        client.forget(stored, customer: id)
         return (purchases, "IAPHUB's purchase listing has more than \(Self.pageCap) pages of \(Self.pageSize); subs read the oldest "
                 + "\(purchases.count) purchases and stopped there, so newer ones are not shown")
     }

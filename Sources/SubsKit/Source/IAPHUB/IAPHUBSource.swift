@@ -51,6 +51,7 @@ public struct IAPHUBSource: CustomerSource {
     }
 
     public var capabilities: SourceCapabilities { [.history, .renewalCounts] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
@@ -59,18 +60,18 @@ public struct IAPHUBSource: CustomerSource {
         }
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
-        var statuses: [CustomerStatus?] = []
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         var lastDate: Instant?
-        for id in ids {
-            guard let user = try user(id, at: t, remarks: &remarks) else { statuses.append(nil); continue }
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
+            guard let user = try user(id, at: t, remarks: &remarks) else { return nil }
             lastDate = user.served
-            statuses.append(user.status)
+            return user.status
         }
         let requestDate = t ?? lastDate ?? clock.now()
         if let t, !ids.isEmpty { remarks.note(Self.projectionNote(t)) }
-        return StatusAnswer(requestDate: requestDate, statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: requestDate, statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     static func projectionNote(_ t: Instant) -> String {
@@ -85,10 +86,10 @@ public struct IAPHUBSource: CustomerSource {
         var served: Instant
     }
 
-    func user(_ id: String, at t: Instant?, deadline: Double? = nil, remarks: inout Remarks) throws -> User? {
-        let path = "/user/" + RemoteURL.segment(id) + "?environment=" + RemoteURL.segment(environment)
+    func user(_ id: ID, at t: Instant?, remarks: inout Remarks) throws -> User? {
+        let path = "/user/" + RemoteURL.segment(id.string) + "?environment=" + RemoteURL.segment(environment)
             + "&platform=" + RemoteURL.segment(platform)
-        let answer = try get(path, customer: id, deadline: deadline, remarks: &remarks)
+        let answer = try get(path, customer: id.string, remarks: &remarks)
         if answer.response.status == 404 { return nil }
         let user: IAPHUBAnswer
         do { user = try IAPHUBAnswer.decode(answer.response.body) } catch let error as IAPHUBAnswerError {
@@ -109,8 +110,8 @@ public struct IAPHUBSource: CustomerSource {
     /// A GET of IAPHUB's API, what the client said of it noted: a 200, or IAPHUB's own 404 (its
     /// error JSON) for the caller to read; a 404 with any other body is a base URL that is not
     /// IAPHUB's, any other status an error.
-    func get(_ path: String, customer id: String, deadline: Double?, remarks: inout Remarks) throws -> RemoteAnswer {
-        let answer = try client.get(path, customer: id, cachePolicy: cachePolicy, deadline: deadline)
+    func get(_ path: String, customer id: String, remarks: inout Remarks) throws -> RemoteAnswer {
+        let answer = try client.get(path, customer: id, cachePolicy: cachePolicy)
         remarks.note(from: answer)
         switch answer.response.status {
         case 200: return answer
@@ -123,15 +124,15 @@ public struct IAPHUBSource: CustomerSource {
         }
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         throw NotOffered(whyNotOffered(.grants))
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("IAPHUB does not list users")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("IAPHUB has products, not entitlements")
     }
 }
@@ -148,8 +149,8 @@ extension IAPHUBSource {
     }
 
     /// The product that describes each entitlement key of the answer (consumables unlock none).
-    public static func chosenProducts(_ answer: IAPHUBAnswer) -> [String: IAPHUBProduct] {
-        var chosen: [String: IAPHUBProduct] = [:]
+    public static func chosenProducts(_ answer: IAPHUBAnswer) -> [ID: IAPHUBProduct] {
+        var chosen: [ID: IAPHUBProduct] = [:]
         for product in answer.activeProducts where product.type != "consumable" {
             // The decoder keeps only products with a key.
             guard let key = product.entitlementId else { continue }
@@ -169,7 +170,7 @@ extension IAPHUBSource {
         }
     }
 
-    static func entitlement(_ id: String, _ p: IAPHUBProduct, answer: IAPHUBAnswer, environment: String) -> EntitlementInfo {
+    static func entitlement(_ id: ID, _ p: IAPHUBProduct, answer: IAPHUBAnswer, environment: String) -> EntitlementInfo {
         let state: EntitlementState
         let renewState: RenewState
         let kind: SourceKind
@@ -181,10 +182,14 @@ extension IAPHUBSource {
             case "grace_period": state = .gracePeriod
             case "retry_period": state = .billingRetry
             case "paused": state = .paused
+            // IAPHUB's purchases and webhooks name a lapsed subscription `expired`; the user answer
+            // leaves it out of activeProducts, but should one come, it is no access and no unknown.
+            case "expired": state = .expired
             default: state = .unknown
             }
             if state == .gracePeriod || state == .billingRetry { renewState = .billingIssue }
             else if !p.isSubscriptionRenewable { renewState = .canceled }
+            else if state == .expired { renewState = .unknown }
             else { renewState = .willRenew }
         case "non_consumable":
             kind = .purchase
@@ -202,7 +207,7 @@ extension IAPHUBSource {
             renewState = .unknown
         }
         // An unknown state is no promise that access continues.
-        let willRenew = renewState == .willRenew && state != .paused && state != .unknown
+        let willRenew = renewState == .willRenew && state != .paused && state != .unknown && state != .expired
             && p.subscriptionRenewalProductSku.map { renewalKey(of: p, sku: $0, answer: answer) == id } ?? true
         return EntitlementInfo(
             id: id, isActive: state == .active || state == .gracePeriod, state: state, renewState: renewState,
@@ -219,7 +224,7 @@ extension IAPHUBSource {
     /// The entitlement the pending renewal product would give: its group's name when IAPHUB lists
     /// it, else — IAPHUB changes a subscription within its group — the current product's group,
     /// else its own sku.
-    private static func renewalKey(of p: IAPHUBProduct, sku: String, answer: IAPHUBAnswer) -> String {
+    private static func renewalKey(of p: IAPHUBProduct, sku: ID, answer: IAPHUBAnswer) -> ID {
         let known = answer.productsForSale + answer.activeProducts
         let renewal = p.subscriptionRenewalProduct.flatMap { id in known.first { $0.id == id } }
             ?? known.first { $0.sku == sku }

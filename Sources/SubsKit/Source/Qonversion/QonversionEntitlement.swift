@@ -9,7 +9,7 @@ public typealias QonversionDecodeError = WireFormatError
 
 /// One element of `GET /users/{user_id}/entitlements` → `data`, or the answer of a grant.
 public struct QonversionEntitlement: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     /// `active`: access now (as of the answer), not whether it renews.
     public var active: Bool
     /// `started` / `expires`, epoch seconds; absent, null or 0 → nil.
@@ -17,7 +17,7 @@ public struct QonversionEntitlement: Equatable, Sendable {
     public var expires: Instant?
     /// `source` mapped (appstore, playstore, stripe, manual; anything else → unknown).
     public var source: EntitlementSource
-    public var productId: String?
+    public var productId: ID?
     /// `product.subscription`: present only for subscription products.
     public var subscription: Subscription?
 
@@ -28,8 +28,8 @@ public struct QonversionEntitlement: Equatable, Sendable {
         public var renewState: RenewState
     }
 
-    public init(id: String, active: Bool, started: Instant? = nil, expires: Instant? = nil,
-                source: EntitlementSource = .unknown, productId: String? = nil, subscription: Subscription? = nil) {
+    public init(id: ID, active: Bool, started: Instant? = nil, expires: Instant? = nil,
+                source: EntitlementSource = .unknown, productId: ID? = nil, subscription: Subscription? = nil) {
         self.id = id
         self.active = active
         self.started = started
@@ -47,7 +47,7 @@ public struct QonversionEntitlement: Equatable, Sendable {
         let renewState: RenewState = manual ? .nonRenewable : subscription?.renewState ?? .nonRenewable
         let isActive: Bool
         if let t {
-            isActive = (started.map { $0 <= t } ?? true) && (expires.map { t < $0 } ?? true)
+            isActive = (started.map { $0.hasHappened(by: t) } ?? true) && (expires.map { t < $0 } ?? true)
         } else {
             isActive = active
         }
@@ -133,7 +133,7 @@ public enum QonversionWire {
     static func entitlement(_ value: JSONValue, at path: String, active activeKey: String, started: String, expires: String,
                             date: (WireFields, String) throws(WireFormatError) -> Instant?) throws(WireFormatError) -> QonversionEntitlement {
         let f = try WireFields(value, path: path, words: .qonversion)
-        guard let id = try f.string("id", required: true), !id.isEmpty else {
+        guard let id = try f.stringID("id", required: true), !id.isEmpty else {
             throw WireFormatError(path: f.at("id"), message: "empty entitlement id")
         }
         guard case .bool(let active)? = f[activeKey] else {
@@ -150,7 +150,7 @@ public enum QonversionWire {
         default: e.source = .unknown
         }
         if let product = try f.fields("product") {
-            e.productId = try product.string("product_id")
+            e.productId = try product.stringID("product_id")
             if let subscription = try product.fields("subscription") {
                 let period: PeriodType
                 switch try subscription.string("current_period_type") {

@@ -6,15 +6,15 @@ public enum QonversionPurchaseHistory {
     /// The chain a purchase belongs to: the store's own key (original transaction id, Play
     /// purchase token, Stripe subscription id), else — the store data naming none — its platform
     /// and product, as purchases of one subscription product by one user renew one another.
-    static func chainKey(_ p: QonversionPurchase) -> String {
-        if let id = p.chainId { return "id:" + id }
+    static func chainKey(_ p: QonversionPurchase) -> ID {
+        if let id = p.chainId { return "id:\(id)" }
         return "product:\(p.platform.rawValue):\(p.productId)"
     }
 
     /// Whether a purchase is of `productId` (a v4 entitlement's product): the same id, or a Play
     /// base plan `{product_id}:{base_plan_id}` of it.
-    static func isOf(_ p: QonversionPurchase, product productId: String) -> Bool {
-        p.productId == productId || (p.productId.hasPrefix(productId + ":") && !productId.isEmpty)
+    static func isOf(_ p: QonversionPurchase, product productId: ID) -> Bool {
+        p.productId == productId || (p.productId.hasPrefix(productId.string + ":") && !productId.isEmpty)
     }
 
     /// Purchases oldest first; equal dates keep the reverse of the wire order (the wire is newest first).
@@ -32,14 +32,29 @@ public enum QonversionPurchaseHistory {
         return !(digits.allSatisfy { $0 == "0" } && !digits.isEmpty)
     }
 
-    /// The history entries of `purchases` dated <= until, oldest first: one `transaction` each.
-    /// `sandbox`: the key is a sandbox secret key (`test_sk_…`), whose answers are sandbox data.
+    /// Each purchase of `ordered` (oldest first) with what it is in its chain: the chain's first,
+    /// a change of product (the purchase before it in the chain is of another product: Qonversion
+    /// reports that as an upgrade, downgrade or product change, not as a renewal), or neither.
+    /// One-time purchases are never either.
+    static func places(_ ordered: [QonversionPurchase]) -> [(purchase: QonversionPurchase, first: Bool, productChange: Bool)] {
+        var previous: [[UInt8]: QonversionPurchase] = [:]
+        return ordered.map { p in
+            guard p.expiresAt != nil else { return (p, false, false) }
+            let key = Array(chainKey(p).utf8)
+            defer { previous[key] = p }
+            guard let before = previous[key] else { return (p, true, false) }
+            return (p, false, !before.productId.utf8.elementsEqual(p.productId.utf8))
+        }
+    }
+
+    /// The history entries of `purchases` dated by until (its whole second), oldest first: one
+    /// `transaction` each. `sandbox`: the key is a sandbox secret key (`test_sk_…`), whose answers
+    /// are sandbox data.
     public static func entries(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
                                sandbox: Bool, until: Instant) -> [HistoryEntry] {
-        var seen: Set<String> = []
         var out: [HistoryEntry] = []
         out.reserveCapacity(purchases.count)
-        for p in oldestFirst(purchases) where p.purchasedAt <= until {
+        for (p, first, productChange) in places(oldestFirst(purchases).filter({ $0.purchasedAt.hasHappened(by: until) })) {
             let unlocked = Array(Set(entitlements.compactMap { e in
                 e.productId.flatMap { isOf(p, product: $0) ? e.id : nil }
             })).sorted()
@@ -49,12 +64,13 @@ public enum QonversionPurchaseHistory {
                 // entitlement of the user's is taken as one (RevenueCat v1's history does the same).
                 type = unlocked.isEmpty ? .consumablePurchase : .nonConsumablePurchase
             } else {
-                type = seen.insert(chainKey(p)).inserted ? .subscriptionStarted : .subscriptionRenewed
+                // A change of product starts the new product's subscription (in the same chain).
+                type = first || productChange ? .subscriptionStarted : .subscriptionRenewed
             }
             out.append(HistoryEntry(date: p.purchasedAt, kind: .transaction, type: type.rawValue, entitlements: unlocked, fields: [
                 ("transactionId", .string(p.storeTransactionId ?? p.id)),
-                ("originalTransactionId", .string(p.expiresAt == nil ? p.storeTransactionId ?? p.id : p.chainId)),
-                ("productId", .string(p.productId)),
+                ("originalTransactionId", .string(p.expiresAt == nil ? p.storeTransactionId ?? p.id : p.chainId?.string)),
+                ("productId", .string(p.productId.string)),
                 ("expirationDate", .date(p.expiresAt)),
                 ("source", .string(p.platform.rawValue)),
                 ("environment", .string(sandbox ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue)),
@@ -68,15 +84,20 @@ public enum QonversionPurchaseHistory {
         return out
     }
 
-    /// renewsCount of each entitlement: for one from a subscription, the paid purchases after the
-    /// first in the chain of the latest purchase of its product, dated <= until; 0 for a manual
+    /// renewsCount of each entitlement, in Qonversion's meaning of a renewal (its worked example:
+    /// a trial, its conversion and 18 renewals is 18; a trial's conversion and a change of product
+    /// are events of their own, `trial_converted`, `subscription_upgraded`…): for one from a
+    /// subscription, in the chain of the latest purchase of its product dated by until, the paid
+    /// purchases after the chain's first paid one that are not a change of product; 0 for a manual
     /// grant or a one-time product; nil when no purchase of its product is listed.
     public static func renewsCounts(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
-                                    until: Instant) -> [String: Int?] {
-        let ordered = oldestFirst(purchases).filter { $0.purchasedAt <= until }
-        var chains: [String: [QonversionPurchase]] = [:]
-        for p in ordered where p.expiresAt != nil { chains[chainKey(p), default: []].append(p) }
-        var counts: [String: Int?] = [:]
+                                    until: Instant) -> [ID: Int?] {
+        let ordered = oldestFirst(purchases).filter { $0.purchasedAt.hasHappened(by: until) }
+        var chains: [[UInt8]: [(purchase: QonversionPurchase, first: Bool, productChange: Bool)]] = [:]
+        for place in places(ordered) where place.purchase.expiresAt != nil {
+            chains[Array(chainKey(place.purchase).utf8), default: []].append(place)
+        }
+        var counts: [ID: Int?] = [:]
         for e in entitlements {
             if e.source == .manual { counts[e.id] = 0; continue }
             guard let product = e.productId,
@@ -84,8 +105,9 @@ public enum QonversionPurchaseHistory {
                 counts[e.id] = .some(nil)
                 continue
             }
-            guard latest.expiresAt != nil, let chain = chains[chainKey(latest)] else { counts[e.id] = 0; continue }
-            counts[e.id] = chain.dropFirst().filter(isPaid).count
+            guard latest.expiresAt != nil, let chain = chains[Array(chainKey(latest).utf8)] else { counts[e.id] = 0; continue }
+            let paid = chain.filter { isPaid($0.purchase) }
+            counts[e.id] = paid.dropFirst().filter { !$0.productChange }.count
         }
         return counts
     }

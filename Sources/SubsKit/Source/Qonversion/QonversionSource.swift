@@ -6,7 +6,8 @@
 import SubsJSON
 
 /// A USER resolved: its Qonversion user id, and the alias shown for it (that id, when USER was an identity).
-typealias QonversionUser = (userId: String, alias: String?)
+/// `userId` only names the user in URLs; the alias is an id of the record.
+typealias QonversionUser = (userId: String, alias: ID?)
 
 public struct QonversionSource: CustomerSource {
     public static let defaultBaseURL = "https://api.qonversion.io/v3"
@@ -16,12 +17,13 @@ public struct QonversionSource: CustomerSource {
     public let clock: any Clock
 
     public var capabilities: SourceCapabilities { [.grants] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
         case .history: return "Qonversion's API v3 exposes no transactions, so subs cannot show a history; " + Self.useV4
         case .renewalCounts: return "Qonversion's API v3 exposes no renewal counts; " + Self.useV4
-        case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use --duration or --until"
+        case .lifetimeGrants: return "Qonversion's API v3 needs an expiry for every grant: use {flag:--duration} or {flag:--until}"
         case .dryRun: return "Qonversion's API v3 has no dry run; nothing was sent"
         case .batchWrites: return "Qonversion's API v3 changes one user per request, so a batch could not be all or nothing; "
             + "name one USER per grant or revoke"
@@ -33,12 +35,12 @@ public struct QonversionSource: CustomerSource {
     static let writeNeedsNetwork = "a grant or revoke must reach Qonversion; it cannot be made --offline"
 
     /// What a v3 refusal of history or renew-count says next: API v4 has them, and how to ask it.
-    static let useV4 = "API v4 lists a user's purchases: select it with --remote https://api.qonversion.io/v4 "
+    static let useV4 = "API v4 lists a user's purchases: select it with {flag:--remote https://api.qonversion.io/v4} "
         + "and the project's secret key (sk_…)"
 
     // MARK: reading
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         try statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
             try entitlements(of: user.userId, cachePolicy: cachePolicy, remarks: &remarks)
         }
@@ -46,29 +48,30 @@ public struct QonversionSource: CustomerSource {
 
     /// `statuses` of API v3 and v4 alike, which differ only in how the entitlements are read:
     /// each USER resolved and read once, its status built by `status`, a note when projected.
-    func statuses(of ids: [String], at t: Instant?, projectionNote: (Instant) -> String,
+    func statuses(of ids: [ID], at t: Instant?, projectionNote: (Instant) -> String,
                   entitlements: (QonversionUser, inout Remarks) throws -> EntitlementsAnswer?) throws -> StatusAnswer {
         var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
         var firstDate: Instant?
-        var seen: [String: CustomerStatus?] = [:]
-        for id in ids {
-            if let known = seen[id] { statuses.append(known); continue }
+        var seen: [ID: CustomerStatus?] = [:]
+        // Its identity and entitlements share the command's budget with every other USER's.
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
+            if let known = seen[id] { return known }
             var status: CustomerStatus?
             if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks), let answer = try entitlements(user, &remarks) {
                 firstDate = firstDate ?? answer.requestDate
                 status = Self.status(id, user, answer, at: t)
             }
             seen[id] = status
-            statuses.append(status)
+            return status
         }
         if let t, !ids.isEmpty { remarks.note(projectionNote(t)) }
-        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: t ?? firstDate ?? clock.now(), statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     /// USER's status from its user's entitlements (v3 or v4), at T; a cached answer's `active` is
     /// as of its fetch, so it is judged again at the local clock.
-    static func status(_ id: String, _ user: QonversionUser, _ answer: EntitlementsAnswer, at t: Instant?) -> CustomerStatus {
+    static func status(_ id: ID, _ user: QonversionUser, _ answer: EntitlementsAnswer, at t: Instant?) -> CustomerStatus {
         var described = describe(answer.list, projectedTo: t)
         if answer.fromCache && t == nil { described = described.map { $0.judgedFromCache(at: answer.requestDate) } }
         return CustomerStatus(record: CustomerRecord(id: id, aliases: user.alias.map { [$0] } ?? []),
@@ -83,15 +86,15 @@ public struct QonversionSource: CustomerSource {
         var fromCache: Bool
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         throw NotOffered(whyNotOffered(.history))
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("Qonversion's API v3 does not list users")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("Qonversion's API v3 does not list a project's entitlements")
     }
 
@@ -103,7 +106,7 @@ public struct QonversionSource: CustomerSource {
     /// One EntitlementInfo per id, sorted by id. Should v3 list an id twice, the active one
     /// describes it, then the one that ends last (no expiry: last of all).
     static func describe(_ list: [QonversionEntitlement], projectedTo t: Instant?) -> [EntitlementInfo] {
-        var best: [String: EntitlementInfo] = [:]
+        var best: [ID: EntitlementInfo] = [:]
         for e in list {
             let info = e.info(projectedTo: t)
             if let held = best[e.id] {
@@ -117,16 +120,16 @@ public struct QonversionSource: CustomerSource {
     }
 
     /// The Qonversion user id of USER, and the other id to show as an alias; nil when unknown.
-    func resolve(_ id: String, cachePolicy: CachePolicy, remarks: inout Remarks) throws -> QonversionUser? {
-        if id.hasPrefix("QON_") { return (id, nil) }
+    func resolve(_ id: ID, cachePolicy: CachePolicy, remarks: inout Remarks) throws -> QonversionUser? {
+        if id.hasPrefix("QON_") { return (id.string, nil) }
         // An empty segment would ask for /identities/ itself.
         if id.isEmpty { return nil }
-        let answer = try client.get("/identities/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy)
+        let answer = try client.get("/identities/" + RemoteURL.segment(id.string), customer: id.string, cachePolicy: cachePolicy)
         remarks.note(from: answer)
         switch answer.response.status {
         case 200:
             let userId = try decoded(answer) { try QonversionWire.userId(fromIdentity: $0) }
-            return (userId, userId)
+            return (userId, ID(userId))
         case 404:
             try requireOwnNotFound(answer)
             return nil
@@ -156,16 +159,16 @@ public struct QonversionSource: CustomerSource {
 
     /// The one user a grant or revoke (v3 or v4) is for, resolved over the network: checkWrite
     /// passed, so one user is named (once or more), with no dry run and an end in the future.
-    func writeTarget(_ ids: [String], remarks: inout Remarks) throws -> (id: String, user: QonversionUser) {
+    func writeTarget(_ ids: [ID], remarks: inout Remarks) throws -> (id: ID, user: QonversionUser) {
         guard cachePolicy != .offline else { throw NotOffered(Self.writeNeedsNetwork) }
         guard let id = ids.first else { throw NotOffered("a grant or revoke names a user") }
         guard let user = try resolve(id, cachePolicy: .network, remarks: &remarks) else {
-            throw QonversionError.userNotFound(id: String(id.prefix(80)))
+            throw QonversionError.userNotFound(id: String(id.string.prefix(80)))
         }
         return (id, user)
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         try QonversionWriter(source: self, api: .v3(self)).apply(change, to: ids, now: now, at: t)
     }
 

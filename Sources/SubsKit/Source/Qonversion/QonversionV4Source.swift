@@ -38,6 +38,7 @@ public struct QonversionV4Source: CustomerSource {
     }
 
     public var capabilities: SourceCapabilities { [.history, .renewalCounts, .grants, .lifetimeGrants] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
@@ -57,7 +58,7 @@ public struct QonversionV4Source: CustomerSource {
 
     // MARK: reading
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
         return try v3.statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
             try entitlements(of: user.userId, remarks: &remarks)
@@ -69,7 +70,7 @@ public struct QonversionV4Source: CustomerSource {
             + "(active when started_at ≤ T < expires_at)"
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         try requireSecretKey()
         var remarks = Remarks()
         guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
@@ -82,7 +83,7 @@ public struct QonversionV4Source: CustomerSource {
             complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason, remarks: remarks)
     }
 
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
         var remarks = Remarks()
         guard let user = try resolve(id, remarks: &remarks), let answer = try entitlements(of: user.userId, remarks: &remarks),
@@ -98,15 +99,15 @@ public struct QonversionV4Source: CustomerSource {
                             complete: purchases.incompleteReason == nil, incompleteReason: purchases.incompleteReason)
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("Qonversion's API v4 does not list users for completion")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("subs does not read Qonversion's entitlement definitions")
     }
 
-    func resolve(_ id: String, remarks: inout Remarks) throws -> QonversionUser? {
+    func resolve(_ id: ID, remarks: inout Remarks) throws -> QonversionUser? {
         try v3.resolve(id, cachePolicy: cachePolicy, remarks: &remarks)
     }
 
@@ -122,10 +123,11 @@ public struct QonversionV4Source: CustomerSource {
         return QonversionSource.EntitlementsAnswer(list: read.list, requestDate: read.requestDate, fromCache: read.fromCache)
     }
 
-    /// Every page of the user's purchases (newest first, as listed); nil for an unknown user.
+    /// Every page of the user's purchases (newest first, as listed) that the command's budget
+    /// lets it read, incomplete past it; nil for an unknown user.
     func purchases(of userId: String, remarks: inout Remarks) throws -> PagedList<QonversionPurchase>? {
-        try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy, remarks: &remarks,
-                  decode: QonversionV4Wire.purchasesPage)
+        try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy, partial: true,
+                  remarks: &remarks, decode: QonversionV4Wire.purchasesPage)
     }
 
     struct PagedList<Item> {
@@ -137,18 +139,29 @@ public struct QonversionV4Source: CustomerSource {
     }
 
     /// Follows `has_more` from page to page (`starting_after` = the last id of the previous page)
-    /// within one `--timeout` budget, up to `pageCap` pages. nil when the first page is a 404.
-    /// Items left out as malformed are warnings.
-    func pages<Item>(_ path: String, userId: String, policy: CachePolicy, remarks: inout Remarks,
+    /// within the command's budget, up to `pageCap` pages. nil when the first page is a 404.
+    /// Items left out as malformed are warnings. `partial`: when the budget (time or bytes) ends
+    /// the listing, what was read is answered, incomplete (and none of its pages stays cached);
+    /// otherwise the budget's error is thrown.
+    func pages<Item>(_ path: String, userId: String, policy: CachePolicy, partial: Bool = false, remarks: inout Remarks,
                      decode: ([UInt8]) throws(WireFormatError) -> QonversionPage<Item>) throws -> PagedList<Item>? {
-        let deadline = client.now() + client.timeout
         var list: [Item] = []
         var cursor: String?
         var cursors: Set<String> = []
         var first: (date: Instant, fromCache: Bool)?
+        var stored: [String] = []
         for page in 1...pageCap {
             let query = "?limit=\(Self.pageLimit)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
-            let answer = try client.get(path + query, customer: userId, cachePolicy: policy, deadline: deadline)
+            let answer: RemoteAnswer
+            do { answer = try client.get(path + query, customer: userId, cachePolicy: policy) } catch let spent as RemoteError
+                where partial && spent.isBudgetSpent {
+                client.forget(stored, customer: userId)
+                let read = page == 1 ? "Qonversion's API v4 listing was not read"
+                    : "Qonversion's API v4 listing was read for \(page - 1) page\(page == 2 ? "" : "s") (the newest \(list.count) items)"
+                return PagedList(list: list, requestDate: first?.date ?? clock.now(), fromCache: first?.fromCache ?? false,
+                                 incompleteReason: read + ": " + spent.budgetReason + ", so older ones are not shown")
+            }
+            if answer.cacheAge == nil { stored.append(path + query) }
             remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
@@ -171,6 +184,7 @@ public struct QonversionV4Source: CustomerSource {
             }
             cursor = next
         }
+        client.forget(stored, customer: userId)
         return PagedList(list: list, requestDate: first!.date, fromCache: first!.fromCache,
                          incompleteReason: "Qonversion's API v4 listed more than \(pageCap) pages; subs read the newest "
                             + "\(list.count) items and stopped there, so older ones are not shown")
@@ -178,7 +192,7 @@ public struct QonversionV4Source: CustomerSource {
 
     // MARK: writing
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         try requireSecretKey()
         return try QonversionWriter(source: v3, api: .v4(self)).apply(change, to: ids, now: now, at: t)
     }

@@ -25,7 +25,7 @@ public struct QonversionPurchase: Equatable, Sendable {
     /// `platform`: app_store, play_store, stripe (anything else → unknown).
     public var platform: EntitlementSource
     /// `product_id`: Qonversion's product id; `{product_id}:{base_plan_id}` for a Play base plan.
-    public var productId: String
+    public var productId: ID
     /// `price` as written (a decimal string), `currency` (ISO 4217).
     public var price: String?
     public var currency: String?
@@ -38,11 +38,11 @@ public struct QonversionPurchase: Equatable, Sendable {
     /// The store's key of the subscription chain: `store_data.original_transaction_id`, else
     /// `store_data.purchase_token` (Play keeps one token across renewals), else
     /// `store_data.subscription_id` (Stripe); nil when the store data names none.
-    public var chainId: String?
+    public var chainId: ID?
 
-    public init(id: String, platform: EntitlementSource, productId: String, price: String? = nil, currency: String? = nil,
+    public init(id: String, platform: EntitlementSource, productId: ID, price: String? = nil, currency: String? = nil,
                 purchasedAt: Instant, expiresAt: Instant? = nil, isAutoRenewing: Bool? = nil,
-                storeTransactionId: String? = nil, chainId: String? = nil) {
+                storeTransactionId: String? = nil, chainId: ID? = nil) {
         self.id = id
         self.platform = platform
         self.productId = productId
@@ -109,7 +109,7 @@ public enum QonversionV4Wire {
         guard let id = identifier(fields["id"]), !id.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "id"), message: fields["id"] == nil ? "missing" : "expected a non-empty id")
         }
-        guard let productId = try fields.string("product_id", required: true), !productId.isEmpty else {
+        guard let productId = try fields.stringID("product_id", required: true), !productId.isEmpty else {
             throw WireFormatError(path: JSONPath.member(path, "product_id"), message: "empty product id")
         }
         guard let purchasedAt = try fields.date("purchased_at") else {
@@ -142,8 +142,8 @@ public enum QonversionV4Wire {
         // store_data's shape depends on the platform: only the keys named here are read.
         if let store = try fields.fields("store_data") {
             p.storeTransactionId = identifier(store["transaction_id"]) ?? identifier(store["order_id"])
-            p.chainId = identifier(store["original_transaction_id"]) ?? identifier(store["purchase_token"])
-                ?? identifier(store["subscription_id"])
+            p.chainId = (identifier(store["original_transaction_id"]) ?? identifier(store["purchase_token"])
+                ?? identifier(store["subscription_id"])).map { ID($0) }
         }
         return p
     }

@@ -41,7 +41,7 @@ struct QonversionWriter {
     let source: QonversionSource
     let api: QonversionWriteAPI
 
-    func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?) throws -> ChangeAnswer {
+    func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?) throws -> ChangeAnswer {
         var remarks = Remarks()
         let (id, user) = try source.writeTarget(ids, remarks: &remarks)
         let entitlement = change.entitlement
@@ -53,14 +53,14 @@ struct QonversionWriter {
         switch change {
         case .grant(_, let expiration, let reason, _, _):
             guard expiration != nil || api.grantsLifetime else { throw NotOffered(source.whyNotOffered(.lifetimeGrants)) }
-            var members: [(String, JSONValue)] = [("id", .string(entitlement))]
+            var members: [(String, JSONValue)] = [("id", .string(entitlement.string))]
             if let expiration { members.append(("expires", .number(String(expiration.seconds)))) }
             let body = Array(JSONWriter.compact(.object(JSONObject(members))).utf8)
             let answer = try source.write { try source.client.send("POST", userPath, body: body) }
             guard (200..<300).contains(answer.response.status) else {
                 if answer.response.status == 404 {
                     try source.requireOwnNotFound(answer)
-                    throw QonversionError.userNotFound(id: String(id.prefix(80)))
+                    throw QonversionError.userNotFound(id: String(id.string.prefix(80)))
                 }
                 throw source.failure(answer)
             }
@@ -75,9 +75,9 @@ struct QonversionWriter {
             if reason != nil { remarks.note("Qonversion's API \(api.version) keeps no reason for a grant; --reason was not sent") }
         case .revoke:
             guard let before = try api.entitlements(user.userId, &remarks) else {
-                throw QonversionError.userNotFound(id: String(id.prefix(80)))
+                throw QonversionError.userNotFound(id: String(id.string.prefix(80)))
             }
-            let answer = try source.write { try source.client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement)) }
+            let answer = try source.write { try source.client.send("DELETE", userPath + "/" + RemoteURL.segment(entitlement.string)) }
             switch answer.response.status {
             case 200..<300: break
             case 404:

@@ -16,7 +16,7 @@ public enum RevenueCatMapping {
 
     /// The customer's status at `t`: every entitlement of the answer, sorted by id. `projected`:
     /// `t` is `--at`, not the answer's request date, and the record is projected to it.
-    public static func status(_ s: RevenueCatSubscriber, requestedId: String, at t: Instant,
+    public static func status(_ s: RevenueCatSubscriber, requestedId: ID, at t: Instant,
                               projected: Bool = false) -> CustomerStatus {
         let id = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? requestedId
         let record = CustomerRecord(id: id, aliases: id == requestedId ? [] : [requestedId], firstSeen: s.firstSeen,
@@ -47,7 +47,7 @@ public enum RevenueCatMapping {
         // it, everything the record says has happened.
         func happened(_ date: Instant?) -> Bool {
             guard let date else { return false }
-            return date <= t || t >= s.requestDate
+            return date.hasHappened(by: t) || t >= s.requestDate
         }
         let source = described(e, of: s)
         var sub: RevenueCatSubscription?
@@ -91,7 +91,7 @@ public enum RevenueCatMapping {
         let pauseAhead = sub?.autoResumeDate.map { $0 > t } ?? false
         let willRenew = renewState == .willRenew && !pauseAhead
 
-        let grantType: GrantType = promotional ? .manual : sub?.ownershipType == "FAMILY_SHARED" ? .familySharing : .purchase
+        let grantType: GrantType = promotional ? .manual : isFamilyShared(sub?.ownershipType) ? .familySharing : .purchase
         let kind: SourceKind
         switch source {
         case .subscription: kind = promotional ? .grant : .chain
@@ -99,14 +99,21 @@ public enum RevenueCatMapping {
         case .unknown: kind = e.expiresDate == nil ? .purchase : .chain
         }
         // The first purchase, which a restore or a renewal does not move; a one-time purchase
-        // without original_purchase_date started at its purchase_date.
+        // without original_purchase_date started at its purchase_date. The latest purchase is the
+        // entitlement's own `purchase_date` ("the last purchase or renewal of the product that
+        // grants this entitlement"), as RevenueCat's SDKs read latestPurchaseDate, for a one-time
+        // product too; the source's own date only when the entitlement has none.
+        // During a free trial (period_type trial: a trial is a subscription's first period, as the
+        // stores allow one per subscription group) nothing is paid yet: no first purchase (SPEC
+        // section 3), as with API v2.
         let started = sub?.originalPurchaseDate ?? purchase.flatMap { $0.originalPurchaseDate ?? $0.purchaseDate }
+        let firstPaid = periodType == .trial ? nil : started
 
         return EntitlementInfo(
             id: e.id, isActive: isActive, state: state, renewState: renewState, willRenew: willRenew,
             periodType: periodType, source: entitlementSource(store), grantType: grantType,
-            productId: e.productIdentifier, startedDate: started, trialStartDate: nil, firstPurchaseDate: started,
-            lastPurchaseDate: purchase?.purchaseDate ?? e.purchaseDate ?? sub?.purchaseDate, expirationDate: e.expiresDate, gracePeriodExpirationDate: grace,
+            productId: e.productIdentifier, startedDate: started, trialStartDate: nil, firstPurchaseDate: firstPaid,
+            lastPurchaseDate: e.purchaseDate ?? purchase?.purchaseDate ?? sub?.purchaseDate, expirationDate: e.expiresDate, gracePeriodExpirationDate: grace,
             billingIssueDetectedAt: sub?.billingIssuesDetectedAt, autoRenewDisableDate: sub?.unsubscribeDetectedAt,
             autoResumeDate: sub?.autoResumeDate, renewalProductId: nil, renewsCount: nil,
             isSandbox: sub?.isSandbox ?? purchase?.isSandbox ?? false, lastActivatedOfferCode: nil, grantId: nil,
@@ -115,14 +122,22 @@ public enum RevenueCatMapping {
 
     /// `period_type`: normal, trial, intro, prepaid (Google Play); absent → normal; a value this
     /// version does not know → unknown, never a guess.
+    /// RevenueCat's OpenAPI description lists lower-case values but shows `NORMAL` as the field's
+    /// example; its SDKs read that example as `normal` (anything they cannot decode is normal to
+    /// them), so the case of a known value does not matter; a value unknown in any case stays unknown.
     public static func periodType(_ value: String?) -> PeriodType {
-        switch value {
+        switch value?.lowercased() {
         case nil, "normal": return .normal
         case "trial": return .trial
         case "intro": return .intro
         case "prepaid": return .prepaid
         default: return .unknown
         }
+    }
+
+    /// `ownership_type` `FAMILY_SHARED` (the OpenAPI enum's spelling; API v2 writes `family_shared`).
+    static func isFamilyShared(_ value: String?) -> Bool {
+        value?.uppercased() == "FAMILY_SHARED"
     }
 
     /// `store` → `source`: app_store/mac_app_store → appstore, play_store → playstore, stripe,
@@ -156,7 +171,7 @@ public enum RevenueCatMapping {
             if sub.isPromotional {
                 if let date = sub.purchaseDate ?? sub.originalPurchaseDate {
                     all.append(HistoryEntry(date: date, kind: .grant, type: "granted", entitlements: entitlements, fields: [
-                        ("grantId", .string(sub.storeTransactionId ?? sub.productId)),
+                        ("grantId", .string(sub.storeTransactionId ?? sub.productId.string)),
                         ("expirationDate", .date(sub.expiresDate)),
                         ("grantedBy", .string(nil)),
                         ("reason", .string(nil)),
@@ -167,7 +182,7 @@ public enum RevenueCatMapping {
             let renewedLater = sub.purchaseDate.map { p in sub.originalPurchaseDate.map { p > $0 } ?? false } ?? false
             if let start = sub.originalPurchaseDate ?? sub.purchaseDate {
                 let type: TransactionType
-                switch (renewedLater, sub.periodType) {
+                switch (renewedLater, sub.periodType?.lowercased()) {
                 case (false, "trial"): type = .trialStarted
                 case (false, "intro"): type = .introStarted
                 default: type = .subscriptionStarted
@@ -176,7 +191,7 @@ public enum RevenueCatMapping {
             }
             if renewedLater, let latest = sub.purchaseDate {
                 let type: TransactionType
-                switch sub.periodType {
+                switch sub.periodType?.lowercased() {
                 case "trial": type = .trialStarted
                 case "intro": type = .introRenewed
                 default: type = .subscriptionRenewed
@@ -194,7 +209,7 @@ public enum RevenueCatMapping {
             if let date = sub.refundedAt {
                 all.append(HistoryEntry(date: date, kind: .refund, type: "revoked", entitlements: entitlements, fields: [
                     ("transactionId", .string(sub.storeTransactionId)),
-                    ("productId", .string(sub.productId)),
+                    ("productId", .string(sub.productId.string)),
                 ]))
             }
         }
@@ -207,7 +222,7 @@ public enum RevenueCatMapping {
             all.append(HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
                 ("transactionId", .string(id)),
                 ("originalTransactionId", .string(id)),
-                ("productId", .string(purchase.productId)),
+                ("productId", .string(purchase.productId.string)),
                 ("expirationDate", .date(nil)),
                 ("source", .string(purchaseSource(purchase.store).rawValue)),
                 ("environment", .string(purchase.isSandbox ? "sandbox" : "production")),
@@ -218,7 +233,7 @@ public enum RevenueCatMapping {
             ]))
         }
         return all.enumerated()
-            .filter { $0.element.date <= until }
+            .filter { $0.element.date.hasHappened(by: until) }
             .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
             .map(\.element)
     }
@@ -226,15 +241,15 @@ public enum RevenueCatMapping {
     /// The store transaction id belongs to the latest period; v1 has no id for the first one
     /// when the subscription renewed since.
     private static func transaction(_ sub: RevenueCatSubscription, type: TransactionType, date: Instant, latest: Bool,
-                                    entitlements: [String]) -> HistoryEntry {
+                                    entitlements: [ID]) -> HistoryEntry {
         HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
             ("transactionId", .string(latest ? sub.storeTransactionId : nil)),
             ("originalTransactionId", .string(nil)),
-            ("productId", .string(sub.productId)),
+            ("productId", .string(sub.productId.string)),
             ("expirationDate", .date(latest ? sub.expiresDate : nil)),
             ("source", .string(purchaseSource(sub.store).rawValue)),
             ("environment", .string(sub.isSandbox ? "sandbox" : "production")),
-            ("ownershipType", .string(sub.ownershipType == "FAMILY_SHARED" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue)),
+            ("ownershipType", .string(isFamilyShared(sub.ownershipType) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue)),
             ("offerCode", .string(nil)),
             // v1's price is the latest period's: the first period's is not known once it renewed.
             ("price", .string(latest ? sub.price : nil)),
@@ -244,7 +259,7 @@ public enum RevenueCatMapping {
 
     /// Entitlements a product is known to unlock: those the answer describes by it, and for a
     /// promotional product (`rc_promo_<entitlement>_<duration>`) the entitlement it names.
-    static func concerned(_ productId: String, _ s: RevenueCatSubscriber) -> [String] {
+    static func concerned(_ productId: ID, _ s: RevenueCatSubscriber) -> [ID] {
         var ids = Set(s.entitlements.filter { $0.productIdentifier == productId }.map(\.id))
         if productId.hasPrefix("rc_promo_") {
             for e in s.entitlements where productId.hasPrefix("rc_promo_\(e.id)_") { ids.insert(e.id) }
@@ -253,7 +268,7 @@ public enum RevenueCatMapping {
     }
 
     /// Active promotional subscriptions of `entitlement` at the answer's request date.
-    static func activePromotionals(of entitlement: String, in s: RevenueCatSubscriber) -> [RevenueCatSubscription] {
+    static func activePromotionals(of entitlement: ID, in s: RevenueCatSubscriber) -> [RevenueCatSubscription] {
         s.subscriptions.filter { sub in
             sub.isPromotional && sub.refundedAt == nil && (sub.expiresDate.map { s.requestDate < $0 } ?? true)
                 && concerned(sub.productId, s).contains(entitlement)

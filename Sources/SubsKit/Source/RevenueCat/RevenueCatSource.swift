@@ -42,11 +42,12 @@ public struct RevenueCatSource: CustomerSource {
     public let clock: any Clock
 
     public var capabilities: SourceCapabilities { [.history, .grants, .lifetimeGrants] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         switch capability {
         case .renewalCounts:
-            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store (--store, or --remote to subs serve) counts renewals"
+            return "RevenueCat's API v1 has no renewal counts: its subscriber answer carries no transaction list; a subs store ({flag:--store}, or {flag:--remote} to subs serve) counts renewals"
         case .dryRun: return "RevenueCat's API v1 has no dry run; nothing was sent"
         case .batchWrites: return "RevenueCat's API v1 changes one customer per request (a batch could not be all or nothing)"
         default: return "RevenueCat's API v1 does not offer that"
@@ -62,7 +63,7 @@ public struct RevenueCatSource: CustomerSource {
             + "was projected to \(ISODate.format(t)), not replayed from history"
     }
 
-    static func createdNote(_ id: String, _ s: RevenueCatSubscriber) -> String {
+    static func createdNote(_ id: ID, _ s: RevenueCatSubscriber) -> String {
         "RevenueCat created an empty subscriber for '\(id)' on this request"
             + (s.firstSeen.map { " (first seen \(ISODate.format($0)))" } ?? "") + ": there was no such customer"
     }
@@ -80,8 +81,8 @@ public struct RevenueCatSource: CustomerSource {
     /// The subscriber of `id`. What the client said of the answer (cache age) is a note, what was
     /// left out of it as malformed a warning. RevenueCat creates an unknown app user on this GET,
     /// so a 404 is never a missing customer: the base URL is not RevenueCat's API.
-    func fetch(_ id: String, policy: CachePolicy, remarks: inout Remarks) throws -> Fetched {
-        let answer = try client.get("/subscribers/" + RemoteURL.segment(id), customer: id, cachePolicy: policy)
+    func fetch(_ id: ID, policy: CachePolicy, remarks: inout Remarks) throws -> Fetched {
+        let answer = try client.get("/subscribers/" + RemoteURL.segment(id.string), customer: id.string, cachePolicy: policy)
         remarks.note(from: answer)
         switch answer.response.status {
         case 200, 201:
@@ -98,38 +99,37 @@ public struct RevenueCatSource: CustomerSource {
         }
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
         var projected: RevenueCatSubscriber?
-        for id in ids {
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
             let fetched = try fetch(id, policy: cachePolicy, remarks: &remarks)
             let s = fetched.subscriber
             if fetched.createdEmpty {
                 remarks.note(Self.createdNote(id, s))
-                statuses.append(nil)
-                continue
+                return nil
             }
             requestDate = requestDate ?? s.requestDate
             if t != nil && projected == nil { projected = s }
-            statuses.append(RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil))
+            return RevenueCatMapping.status(s, requestedId: id, at: t ?? s.requestDate, projected: t != nil)
         }
         if let t, let s = projected { remarks.note(Self.projectionNote(s, to: t)) }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     /// A warning for each item `s` left out as malformed (one entitlement never hides the others).
-    static func leaveOut(_ s: RevenueCatSubscriber, _ id: String, in remarks: inout Remarks) {
+    static func leaveOut(_ s: RevenueCatSubscriber, _ id: ID, in remarks: inout Remarks) {
         remarks.leaveOut(s.problems, of: "RevenueCat's subscriber '\(id)'")
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         let fetched = try fetch(id, policy: cachePolicy, remarks: &remarks)
         let s = fetched.subscriber
         if fetched.createdEmpty {
-            throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(s))
+            throw RevenueCatError.customerNotFound(id: id.string, detail: Self.createdDetail(s))
         }
         let at = t ?? s.requestDate
         let customerId = s.originalAppUserId.flatMap { $0.isEmpty ? nil : $0 } ?? id
@@ -143,17 +143,17 @@ public struct RevenueCatSource: CustomerSource {
             + (s.firstSeen.map { " (first seen \(ISODate.format($0)))" } ?? "")
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("RevenueCat's API v1 does not list customers")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("RevenueCat's API v1 does not list entitlements")
     }
 
     // MARK: writing
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?,
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?,
                       dryRun: Bool) throws -> ChangeAnswer {
         // checkWrite passed: one customer (named once or more), no dry run, an end in the future.
         guard let id = ids.first else { return ChangeAnswer(requestDate: now, customers: []) }
@@ -162,7 +162,7 @@ public struct RevenueCatSource: CustomerSource {
         let policy: CachePolicy = cachePolicy == .offline ? .offline : .network
         var remarks = Remarks()
         let entitlement = change.entitlement
-        let path = "/subscribers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))"
+        let path = "/subscribers/\(RemoteURL.segment(id.string))/entitlements/\(RemoteURL.segment(entitlement.string))"
         let after: RevenueCatSubscriber
         let grants: [Grant]
         switch change {
@@ -170,7 +170,7 @@ public struct RevenueCatSource: CustomerSource {
             if !createMissing {
                 let before = try fetch(id, policy: policy, remarks: &remarks)
                 if before.createdEmpty {
-                    throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber)
+                    throw RevenueCatError.customerNotFound(id: id.string, detail: Self.createdDetail(before.subscriber)
                         + "; nothing granted (use --create to grant anyway)")
                 }
             }
@@ -184,20 +184,20 @@ public struct RevenueCatSource: CustomerSource {
             // The grant is the newest promotional subscription of the entitlement in the answer.
             let granted = RevenueCatMapping.activePromotionals(of: entitlement, in: after)
                 .max { ($0.purchaseDate ?? Instant.earliest) < ($1.purchaseDate ?? Instant.earliest) }
-            grants = [Grant(id: granted.map { $0.storeTransactionId ?? $0.productId } ?? "promotional",
+            grants = [Grant(id: granted.map { $0.storeTransactionId.map { ID($0) } ?? $0.productId } ?? "promotional",
                             entitlement: entitlement, grantedAt: granted?.purchaseDate ?? after.requestDate,
                             expirationDate: granted.map { $0.expiresDate } ?? expiration)]
         case .revoke:
             let before = try fetch(id, policy: policy, remarks: &remarks)
             if before.createdEmpty {
-                throw RevenueCatError.customerNotFound(id: id, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
+                throw RevenueCatError.customerNotFound(id: id.string, detail: Self.createdDetail(before.subscriber) + "; nothing revoked")
             }
             let active = RevenueCatMapping.activePromotionals(of: entitlement, in: before.subscriber)
             guard !active.isEmpty else { throw ChangeError.nothingToRevoke(entitlement: entitlement, customers: [id]) }
             after = try post(path + "/revoke_promotionals", body: nil, policy: policy)
             Self.leaveOut(after, id, in: &remarks)
             grants = active.map { sub in
-                Grant(id: sub.storeTransactionId ?? sub.productId, entitlement: entitlement,
+                Grant(id: sub.storeTransactionId.map { ID($0) } ?? sub.productId, entitlement: entitlement,
                       grantedAt: sub.purchaseDate ?? sub.originalPurchaseDate ?? before.subscriber.requestDate,
                       expirationDate: sub.expiresDate, revokedAt: after.requestDate)
             }

@@ -13,17 +13,17 @@ public typealias RevenueCatFormatError = WireFormatError
 
 /// `subscriber.entitlements[id]`: the purchase with the furthest-out expiration of it.
 public struct RevenueCatEntitlement: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     public var expiresDate: Instant?
     public var gracePeriodExpiresDate: Instant?
     /// May be absent while RevenueCat cannot validate the purchase with the store.
-    public var productIdentifier: String?
+    public var productIdentifier: ID?
     public var purchaseDate: Instant?
 }
 
 /// `subscriber.subscriptions[productId]`.
 public struct RevenueCatSubscription: Equatable, Sendable {
-    public var productId: String
+    public var productId: ID
     public var autoResumeDate: Instant?
     public var billingIssuesDetectedAt: Instant?
     public var expiresDate: Instant?
@@ -49,7 +49,7 @@ public struct RevenueCatSubscription: Equatable, Sendable {
 
 /// One element of `subscriber.non_subscriptions[productId]`.
 public struct RevenueCatPurchase: Equatable, Sendable {
-    public var productId: String
+    public var productId: ID
     public var id: String?
     public var isSandbox: Bool
     /// The first purchase of this product, which a restore does not move (RevenueCat's SDKs read
@@ -65,7 +65,7 @@ public struct RevenueCatPurchase: Equatable, Sendable {
 
 public struct RevenueCatSubscriber: Equatable, Sendable {
     public var requestDate: Instant
-    public var originalAppUserId: String?
+    public var originalAppUserId: ID?
     public var firstSeen: Instant?
     /// `subscriber_attributes` as name → value (only answered to secret keys).
     public var attributes: JSONObject?
@@ -80,23 +80,15 @@ public struct RevenueCatSubscriber: Equatable, Sendable {
     /// Nothing bought, subscribed or granted, ever.
     public var isEmpty: Bool { entitlements.isEmpty && subscriptions.isEmpty && purchases.isEmpty }
 
-    public func subscription(_ productId: String) -> RevenueCatSubscription? {
+    public func subscription(_ productId: ID) -> RevenueCatSubscription? {
         subscriptions.first { $0.productId == productId }
     }
 
-    /// The latest purchase of a non-subscription product (by purchase_date; the later in the
-    /// document on a tie or when dates are missing).
-    public func latestPurchase(_ productId: String) -> RevenueCatPurchase? {
-        var best: RevenueCatPurchase?
-        for purchase in purchases where purchase.productId == productId {
-            guard let current = best else { best = purchase; continue }
-            switch (current.purchaseDate, purchase.purchaseDate) {
-            case (.some, nil): continue
-            case (let a?, let b?) where b < a: continue
-            default: best = purchase
-            }
-        }
-        return best
+    /// The purchase of a non-subscription product that describes its entitlements: the last of
+    /// its `non_subscriptions` list, as RevenueCat's SDKs take it (RevenueCat lists a product's
+    /// purchases oldest first, so it is the latest one).
+    public func latestPurchase(_ productId: ID) -> RevenueCatPurchase? {
+        purchases.last { $0.productId == productId }
     }
 }
 
@@ -140,9 +132,9 @@ extension RevenueCatSubscriber {
             let entitlement = part { () throws(RevenueCatFormatError) in
                 let e = try WireFields(value, path: path, words: .revenueCat)
                 return RevenueCatEntitlement(
-                    id: id, expiresDate: try e.date("expires_date"),
+                    id: ID(id), expiresDate: try e.date("expires_date"),
                     gracePeriodExpiresDate: try e.date("grace_period_expires_date"),
-                    productIdentifier: try e.string("product_identifier"), purchaseDate: try e.date("purchase_date"))
+                    productIdentifier: try e.string("product_identifier").map { ID($0) }, purchaseDate: try e.date("purchase_date"))
             }
             if let entitlement { entitlements.append(entitlement) }
         }
@@ -155,7 +147,7 @@ extension RevenueCatSubscriber {
             let subscription = part { () throws(RevenueCatFormatError) in
                 let x = try WireFields(value, path: path, words: .revenueCat)
                 return RevenueCatSubscription(
-                    productId: productId, autoResumeDate: try x.date("auto_resume_date"),
+                    productId: ID(productId), autoResumeDate: try x.date("auto_resume_date"),
                     billingIssuesDetectedAt: try x.date("billing_issues_detected_at"),
                     expiresDate: try x.date("expires_date"), gracePeriodExpiresDate: try x.date("grace_period_expires_date"),
                     isSandbox: try x.bool("is_sandbox") ?? false, originalPurchaseDate: try x.date("original_purchase_date"),
@@ -181,7 +173,7 @@ extension RevenueCatSubscriber {
                 let purchase = part { () throws(RevenueCatFormatError) in
                     let p = try WireFields(item, path: itemPath, words: .revenueCat)
                     return RevenueCatPurchase(
-                        productId: productId, id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
+                        productId: ID(productId), id: try p.identifier("id"), isSandbox: try p.bool("is_sandbox") ?? false,
                         originalPurchaseDate: try p.date("original_purchase_date"),
                         purchaseDate: try p.date("purchase_date"), store: try p.string("store"),
                         storeTransactionId: try p.identifier("store_transaction_id"),
@@ -200,7 +192,7 @@ extension RevenueCatSubscriber {
 
         return RevenueCatSubscriber(
             requestDate: requestDate,
-            originalAppUserId: part { () throws(RevenueCatFormatError) in try reader.string("original_app_user_id") } ?? nil,
+            originalAppUserId: (part { () throws(RevenueCatFormatError) in try reader.string("original_app_user_id") } ?? nil).map { ID($0) },
             firstSeen: part { () throws(RevenueCatFormatError) in try reader.date("first_seen") } ?? nil,
             attributes: attributes, entitlements: entitlements, subscriptions: subscriptions, purchases: purchases,
             problems: problems)

@@ -34,14 +34,15 @@ extension RevenueCatV2Source {
 
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
         try requireSearchable(query)
-        var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
+        let budget = client.budget
         var remarks = Remarks()
-        var found: [[String]] = []
-        var statuses: [String: CustomerStatus] = [:]
+        var found: [[ID]] = []
+        var statuses: [ID: CustomerStatus] = [:]
         var requestDate: Instant?
-        /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings kept.
-        func read(_ id: String) throws -> CustomerStatus? {
-            let answer = try self.statuses(of: [id], at: t)
+        /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings
+        /// kept; the budget's error when it left no room for the customer.
+        func read(_ id: ID) throws -> CustomerStatus? {
+            let answer = try budget.releasing { try self.statuses(of: [id], at: t) }
             remarks.merge(answer.remarks)
             guard let status = answer.statuses.first ?? nil else { return nil }
             requestDate = requestDate ?? answer.requestDate
@@ -50,27 +51,39 @@ extension RevenueCatV2Source {
             return status
         }
         for term in query.terms {
-            var ids = try search(term, budget: &budget, remarks: &remarks)
+            var ids = try search(term, remarks: &remarks)
             // Nothing found: the term is also looked up as an app user id, as check does (v2 creates
             // no customer on GET), so an id is found even by a search that matches emails only, as
             // an older edition of RevenueCat's reference said.
-            if ids.isEmpty, !budget.spent, let status = try read(term) { ids = [status.record.id] }
+            if ids.isEmpty, !budget.isSpent {
+                do {
+                    if let status = try read(ID(term)) { ids = [status.record.id] }
+                } catch let spent as RemoteError where spent.isBudgetSpent {
+                    remarks.note("'\(term)' was not looked up as an app user id: \(spent.budgetReason)")
+                }
+            }
             found.append(ids)
         }
 
         // Each customer read once, however many terms found it; no more once the budget is spent.
-        var unread: [String] = []
-        var gone: Set<String> = []
+        var unread: [ID] = []
+        var gone: Set<ID> = []
+        var why = RemoteError.timeout(url: "", seconds: budget.seconds)
         for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
-            guard !budget.spent else { unread.append(id); continue }
-            if try read(id) == nil {
-                remarks.warn("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
-                gone.insert(id)
+            guard !budget.isSpent else { unread.append(id); continue }
+            do {
+                if try read(id) == nil {
+                    remarks.warn("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
+                    gone.insert(id)
+                }
+            } catch let spent as RemoteError where spent.isBudgetSpent {
+                why = spent
+                unread.append(id)
             }
         }
         if !unread.isEmpty {
             remarks.note("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
-                         + "the --timeout of \(RemoteFormat.seconds(budget.seconds)) s was spent")
+                         + why.budgetReason)
         }
         let results = zip(query.terms, found).map { term, ids in
             FindResult(term: term, matches: ids.compactMap { statuses[$0] }.map { status in
@@ -86,16 +99,20 @@ extension RevenueCatV2Source {
     /// The ids of the customers RevenueCat's search names for `term`, in its order, at most
     /// `matchCap`. An email typed with capitals is searched as typed and in lower case too
     /// (RevenueCat matches `$email` exactly; `find` promises case-insensitive emails).
-    func search(_ term: String, budget: inout Budget, remarks: inout Remarks) throws -> [String] {
+    func search(_ term: String, remarks: inout Remarks) throws -> [ID] {
         var spellings = [term]
         if TermShape(of: term) == .email, term.lowercased() != term { spellings.append(term.lowercased()) }
-        var ids: [String] = []
+        var ids: [ID] = []
         var more = false
         for spelling in spellings {
             let label = "RevenueCat's search for '\(spelling)'"
             let page = try list("/customers?search=" + RemoteURL.segment(spelling), id: "search:" + spelling, what: "matches",
-                                cap: Self.searchPageCap, enough: Self.matchCap + 1, budget: &budget, remarks: &remarks,
+                                cap: Self.searchPageCap, enough: Self.matchCap + 1, partial: true, remarks: &remarks,
                                 label: label) { try RevenueCatV2Wire.customers($0) }
+            // A search of which not one page could be read found nothing: it failed.
+            if page.items.isEmpty, page.unfinished != nil, client.budget.isSpent {
+                throw RemoteError.timeout(url: RemoteURL.display(client.endpoint.url.appending("/customers")), seconds: client.timeout)
+            }
             if let reason = page.unfinished { remarks.note("\(label): \(reason)") }
             for customer in page.items where !ids.contains(customer.id) {
                 guard ids.count < Self.matchCap else { more = true; break }
@@ -113,8 +130,8 @@ extension RevenueCatV2Source {
     /// else what the term's shape says RevenueCat matched — an Apple `M…` or Google `GPA.…` order
     /// id, a store transaction id, or else one of the customer's other app user ids (an alias).
     /// v2's search does not say which field matched; the README says these last three are inferred.
-    static func matchKind(_ term: String, customerId: String, email: String?) -> MatchKind {
-        if term == customerId { return .customerId }
+    static func matchKind(_ term: String, customerId: ID, email: String?) -> MatchKind {
+        if ID(term) == customerId { return .customerId }
         if let email, email.lowercased() == term.lowercased() { return .email }
         guard TermShape(of: term) == .storeId else { return .alias }
         let isAppleOrder = term.utf8.count == 10 && term.hasPrefix("M")

@@ -4,7 +4,7 @@
 // invented: what it cannot show is said once, in the answer's incomplete reason.
 
 extension RevenueCatV2Mapping {
-    /// Entries dated <= until, oldest first (ties keep the order: subscriptions, then purchases).
+    /// Entries dated by until (its whole second), oldest first (ties keep the order: subscriptions, then purchases).
     public static func history(_ r: RevenueCatV2Record, until: Instant) -> [HistoryEntry] {
         let keys = lookupKeys(r)
         let names = { (refs: [RevenueCatV2EntitlementRef]) in Array(Set(refs.map { keys[$0.id] ?? $0.id })).sorted() }
@@ -12,12 +12,12 @@ extension RevenueCatV2Mapping {
         for s in r.subscriptions {
             let entitlements = names(s.entitlements)
             let environment = s.environment == "sandbox" ? "sandbox" : "production"
-            let ownership = s.ownership == "family_shared" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue
+            let ownership = RevenueCatMapping.isFamilyShared(s.ownership) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue
             let source = RevenueCatMapping.purchaseSource(s.store).rawValue
             if s.isPromotional {
                 if let date = s.startsAt {
                     all.append(HistoryEntry(date: date, kind: .grant, type: "granted", entitlements: entitlements, fields: [
-                        ("grantId", .string(s.id)), ("expirationDate", .date(s.endsAt ?? s.currentPeriodEndsAt)),
+                        ("grantId", .string(s.id.string)), ("expirationDate", .date(s.endsAt ?? s.currentPeriodEndsAt)),
                         ("grantedBy", .string(nil)), ("reason", .string(nil)),
                     ]))
                 }
@@ -41,13 +41,13 @@ extension RevenueCatV2Mapping {
             guard let start = s.startsAt else { continue }
             let renewedSince = s.currentPeriodStartsAt.map { $0 > start } ?? false
             all.append(entry(date: start, type: !renewedSince && s.status == "trialing" ? .trialStarted : .subscriptionStarted,
-                             entitlements: entitlements, transactionId: renewedSince ? nil : s.storeSubscriptionIdentifier,
+                             entitlements: entitlements, transactionId: renewedSince ? nil : s.storeSubscriptionIdentifier.map { ID($0) },
                              originalTransactionId: nil, productId: s.productId,
                              expiration: renewedSince ? nil : s.currentPeriodEndsAt, source: source, environment: environment,
                              ownership: ownership, money: nil))
             if renewedSince, let current = s.currentPeriodStartsAt {
                 all.append(entry(date: current, type: s.status == "trialing" ? .trialStarted : .subscriptionRenewed,
-                                 entitlements: entitlements, transactionId: s.storeSubscriptionIdentifier,
+                                 entitlements: entitlements, transactionId: s.storeSubscriptionIdentifier.map { ID($0) },
                                  originalTransactionId: nil, productId: s.productId, expiration: s.currentPeriodEndsAt,
                                  source: source, environment: environment, ownership: ownership, money: nil))
             }
@@ -57,26 +57,27 @@ extension RevenueCatV2Mapping {
             let entitlements = names(p.entitlements)
             // v2 does not say whether a product is consumable: one that unlocks nothing is taken as one (as for v1).
             let type: TransactionType = entitlements.isEmpty ? .consumablePurchase : .nonConsumablePurchase
-            all.append(entry(date: date, type: type, entitlements: entitlements, transactionId: p.storePurchaseIdentifier ?? p.id,
-                             originalTransactionId: p.storePurchaseIdentifier ?? p.id, productId: p.productId, expiration: nil,
+            let purchaseId = p.storePurchaseIdentifier.map { ID($0) } ?? p.id
+            all.append(entry(date: date, type: type, entitlements: entitlements, transactionId: purchaseId,
+                             originalTransactionId: purchaseId, productId: p.productId, expiration: nil,
                              source: RevenueCatMapping.purchaseSource(p.store).rawValue,
                              environment: p.environment == "sandbox" ? "sandbox" : "production",
-                             ownership: p.ownership == "family_shared" ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue,
+                             ownership: RevenueCatMapping.isFamilyShared(p.ownership) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue,
                              money: p.revenue))
         }
         return all.enumerated()
-            .filter { $0.element.date <= until }
+            .filter { $0.element.date.hasHappened(by: until) }
             .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
             .map(\.element)
     }
 
-    private static func entry(date: Instant, type: TransactionType, entitlements: [String], transactionId: String?,
-                              originalTransactionId: String?, productId: String?, expiration: Instant?, source: String,
+    private static func entry(date: Instant, type: TransactionType, entitlements: [ID], transactionId: ID?,
+                              originalTransactionId: ID?, productId: ID?, expiration: Instant?, source: String,
                               environment: String, ownership: String, money: RevenueCatV2Money?) -> HistoryEntry {
         HistoryEntry(date: date, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
-            ("transactionId", .string(transactionId)),
-            ("originalTransactionId", .string(originalTransactionId)),
-            ("productId", .string(productId)),
+            ("transactionId", .string(transactionId?.string)),
+            ("originalTransactionId", .string(originalTransactionId?.string)),
+            ("productId", .string(productId?.string)),
             ("expirationDate", .date(type.isSubscription ? expiration : nil)),
             ("source", .string(source)),
             ("environment", .string(environment)),
@@ -101,7 +102,7 @@ extension RevenueCatV2Mapping {
         let refunded = r.purchases.filter { $0.status == "refunded" }
         if !refunded.isEmpty {
             parts.append("\(refunded.count) one-time purchase\(refunded.count == 1 ? " is" : "s are") marked refunded without a date ("
-                         + refunded.map { $0.storePurchaseIdentifier ?? $0.id }.joined(separator: ", ") + ")")
+                         + refunded.map { $0.storePurchaseIdentifier ?? $0.id.string }.joined(separator: ", ") + ")")
         }
         parts += r.unfinished
         return parts.joined(separator: "; ")

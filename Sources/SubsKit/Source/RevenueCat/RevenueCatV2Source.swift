@@ -3,7 +3,9 @@
 // GET /customers/{id} (active entitlements, attributes), its subscriptions and one-time purchases
 // (GET …/subscriptions, …/purchases) and, for App Store and Play Store subscriptions, their store
 // transactions (GET /subscriptions/{id}/transactions). Lists are followed page by page
-// (`starting_after`) up to `pageCap` pages each, within the --timeout budget of the whole answer.
+// (`starting_after`) up to `pageCap` pages each, within the command's one --timeout budget
+// (RemoteBudget): `history` and `renew-count` answer with what fitted, said to be incomplete;
+// `check` answers nothing from part of a customer's data.
 
 import SubsJSON
 
@@ -30,10 +32,11 @@ public struct RevenueCatV2Source: CustomerSource {
     static let expectedBaseURL = "end in /v2/projects/PROJECT_ID, as in https://api.revenuecat.com/v2/projects/proj1ab2c3d4"
 
     public var capabilities: SourceCapabilities { [.history, .renewalCounts] }
+    public var remoteBudget: RemoteBudget? { client.budget }
 
     public func whyNotOffered(_ capability: SourceCapabilities) -> String {
         if capability.contains(.grants) || capability.contains(.lifetimeGrants) {
-            return "subs sends grants and revokes through RevenueCat's API v1 only: use --remote https://api.revenuecat.com/v1 with a v1 secret key"
+            return "subs sends grants and revokes through RevenueCat's API v1 only: use {flag:--remote https://api.revenuecat.com/v1} with a v1 secret key"
         }
         return "RevenueCat's API v2 does not offer that"
     }
@@ -43,8 +46,11 @@ public struct RevenueCatV2Source: CustomerSource {
     /// Everything about `id`, or nil when RevenueCat has no such customer (v2 creates none on GET).
     /// `transactions`: also read each App Store and Play Store subscription's store transactions
     /// (one more list per subscription: history and renew-count need them, check does not).
-    func fetch(_ id: String, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
-        var budget = Budget(start: client.monotonic(), seconds: client.timeout, clock: client.monotonic)
+    func fetch(_ customerId: ID, transactions withTransactions: Bool, remarks: inout Remarks) throws -> RevenueCatV2Record? {
+        // A history may be told in part (it says so); a status may not: the budget's error ends it.
+        let partialAllowed = withTransactions
+        // The id names the customer in URLs and the cache; it is compared nowhere here.
+        let id = customerId.string
         let customerPath = "/customers/" + RemoteURL.segment(id)
         let answer = try client.get(customerPath + "?expand=attributes", customer: id, cachePolicy: cachePolicy)
         remarks.note(from: answer)
@@ -65,22 +71,29 @@ public struct RevenueCatV2Source: CustomerSource {
         var active = customer.activeEntitlements
         if let cursor = customer.activeEntitlementsCursor {
             let more = try list(customerPath + "/active_entitlements", id: id, what: "active entitlements", after: cursor,
-                                budget: &budget, remarks: &remarks, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
+                                partial: partialAllowed, remarks: &remarks, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
             active += more.items
             unfinished += more.unfinished.map { [$0] } ?? []
         }
-        let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", budget: &budget,
+        let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", partial: partialAllowed,
                             remarks: &remarks, label: label) { try RevenueCatV2Wire.subscriptions($0) }
         unfinished += subs.unfinished.map { [$0] } ?? []
-        let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", budget: &budget,
+        let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", partial: partialAllowed,
                             remarks: &remarks, label: label) { try RevenueCatV2Wire.purchases($0) }
         unfinished += buys.unfinished.map { [$0] } ?? []
 
-        var transactions: [String: [RevenueCatV2Transaction]] = [:]
-        var partial: Set<String> = []
+        var transactions: [ID: [RevenueCatV2Transaction]] = [:]
+        var partial: Set<ID> = []
+        var skipped = 0
         for s in subs.items where withTransactions && s.hasStoreTransactions {
-            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id) + "/transactions", id: id,
-                                 what: "transactions of subscription \(s.id)", budget: &budget, remarks: &remarks,
+            // Once the budget is spent no list is asked for: one sentence says how many were not.
+            if client.budget.isSpent {
+                skipped += 1
+                partial.insert(s.id)
+                continue
+            }
+            let chain = try list("/subscriptions/" + RemoteURL.segment(s.id.string) + "/transactions", id: id,
+                                 what: "transactions of subscription \(s.id)", partial: true, remarks: &remarks,
                                  label: label) { try RevenueCatV2Wire.transactions($0) }
             if let reason = chain.unfinished {
                 unfinished.append(reason)
@@ -90,35 +103,41 @@ public struct RevenueCatV2Source: CustomerSource {
                 .sorted { a, b in a.element.purchasedAt != b.element.purchasedAt ? a.element.purchasedAt < b.element.purchasedAt : a.offset < b.offset }
                 .map(\.element)
         }
+        if skipped > 0 {
+            unfinished.append("the transactions of \(skipped) subscription\(skipped == 1 ? " were" : "s were") not read: "
+                              + RemoteError.timeout(url: "", seconds: client.timeout).budgetReason)
+        }
         return RevenueCatV2Record(customer: customer, activeEntitlements: active, subscriptions: subs.items, purchases: buys.items,
                                   transactions: transactions, requestDate: requestDate, unfinished: unfinished, partialChains: partial,
                                   fromCache: answer.cacheAge != nil)
     }
 
-    /// The time left of one answer's --timeout, shared by all its pages.
-    struct Budget {
-        var start: Double
-        var seconds: Double
-        var clock: () -> Double
-        var spent: Bool { clock() - start >= seconds }
-    }
-
     /// Every page of a list from `after` on (nil: the first), each one item malformed left out and
-    /// warned about; `unfinished` says why the list stopped before its end. At most `cap` pages;
-    /// once `enough` items are read the next page is not asked for (a search: see RevenueCatV2Find).
+    /// warned about; `unfinished` says why the list stopped before its end (and none of its pages
+    /// stays in the cache). At most `cap` pages; once `enough` items are read the next page is not
+    /// asked for (a search: see RevenueCatV2Find). `partial`: when the command's budget (time or
+    /// bytes) ends the list, what was read is answered, unfinished; otherwise the budget's error
+    /// is thrown.
     func list<Item>(_ path: String, id: String, what: String, after: String? = nil, cap: Int = pageCap, enough: Int = .max,
-                    budget: inout Budget, remarks: inout Remarks, label: String,
+                    partial: Bool, remarks: inout Remarks, label: String,
                     _ decode: ([UInt8]) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
         var items: [Item] = []
         var cursor = after
         var seen: Set<String> = []
+        var stored: [String] = []
+        func unfinished(_ reason: String) -> (items: [Item], unfinished: String?) {
+            client.forget(stored, customer: id)
+            return (items, reason)
+        }
         for page in 1...cap {
-            if page > 1 || after != nil, budget.spent {
-                return (items, "its \(what) were read for \(page - 1) page\(page == 2 ? "" : "s") only: the --timeout of "
-                        + "\(RemoteFormat.seconds(budget.seconds)) s was spent")
-            }
             let query = (path.contains("?") ? "&" : "?") + "limit=\(Self.pageSize)" + (cursor.map { "&starting_after=" + RemoteURL.segment($0) } ?? "")
-            let answer = try client.get(path + query, customer: id, cachePolicy: cachePolicy)
+            let answer: RemoteAnswer
+            do { answer = try client.get(path + query, customer: id, cachePolicy: cachePolicy) } catch let spent as RemoteError
+                where partial && spent.isBudgetSpent {
+                return unfinished(page == 1 ? "its \(what) were not read: \(spent.budgetReason)"
+                                  : "its \(what) were read for \(page - 1) page\(page == 2 ? "" : "s") only: \(spent.budgetReason)")
+            }
+            if answer.cacheAge == nil { stored.append(path + query) }
             // A page from the cache says so (its age), like the customer's answer.
             remarks.note(from: answer)
             switch answer.response.status {
@@ -133,38 +152,35 @@ public struct RevenueCatV2Source: CustomerSource {
             items += decoded.items
             guard let next = decoded.nextCursor, items.count < enough else { return (items, nil) }
             guard seen.insert(next).inserted, next != cursor else {
-                return (items, "RevenueCat answered the same page of its \(what) twice, so subs stopped reading it")
+                return unfinished("RevenueCat answered the same page of its \(what) twice, so subs stopped reading it")
             }
             cursor = next
         }
-        return (items, "its \(what) were read for \(cap) pages only (subs reads at most \(cap) pages "
-                + "of \(Self.pageSize) items of a list)")
+        return unfinished("its \(what) were read for \(cap) pages only (subs reads at most \(cap) pages "
+                          + "of \(Self.pageSize) items of a list)")
     }
 
-    public func statuses(of ids: [String], at t: Instant?) throws -> StatusAnswer {
+    public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
-        var statuses: [CustomerStatus?] = []
         var requestDate: Instant?
-        for id in ids {
-            guard let r = try fetch(id, transactions: false, remarks: &remarks) else {
-                statuses.append(nil)
-                continue
-            }
+        let batch = try BudgetedBatch.each(ids, budget: client.budget) { id -> CustomerStatus? in
+            guard let r = try fetch(id, transactions: false, remarks: &remarks) else { return nil }
             requestDate = requestDate ?? r.requestDate
             for reason in r.unfinished { remarks.note("\(id): \(reason)") }
             var status = RevenueCatV2Mapping.status(r, requestedId: id, at: t ?? r.requestDate, projected: t != nil)
             if r.fromCache && t == nil { status.entitlements = status.entitlements.map { $0.judgedFromCache(at: r.requestDate) } }
-            statuses.append(status)
+            return status
         }
         if let t, requestDate != nil {
             remarks.note(Self.projectionNote(t))
         }
-        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: statuses, remarks: remarks)
+        return StatusAnswer(requestDate: t ?? requestDate ?? clock.now(), statuses: batch.answers.map { $0 ?? nil }, remarks: remarks,
+                            unanswered: batch.unanswered)
     }
 
     /// Statuses with each App Store and Play Store chain's renewal count (its transactions after
     /// the first), incomplete when a list was not read to its end.
-    public func renewalCounts(of id: String, at t: Instant?) throws -> StatusAnswer {
+    public func renewalCounts(of id: ID, at t: Instant?) throws -> StatusAnswer {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else {
             return StatusAnswer(requestDate: t ?? clock.now(), statuses: [nil], remarks: remarks)
@@ -177,7 +193,7 @@ public struct RevenueCatV2Source: CustomerSource {
                             complete: reason == nil, incompleteReason: reason)
     }
 
-    public func history(of id: String, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
+    public func history(of id: ID, at t: Instant?, until: Instant?) throws -> HistoryAnswer? {
         var remarks = Remarks()
         guard let r = try fetch(id, transactions: true, remarks: &remarks) else { return nil }
         let at = t ?? r.requestDate
@@ -190,15 +206,15 @@ public struct RevenueCatV2Source: CustomerSource {
         "RevenueCat's API v2 answers the current record only: it was projected to \(ISODate.format(t)), not replayed from history"
     }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("subs does not list every customer of a RevenueCat project")
     }
 
-    public func entitlementIds() throws -> [String] {
+    public func entitlementIds() throws -> [ID] {
         throw NotOffered("subs does not read RevenueCat's entitlement catalog")
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, at t: Instant?, dryRun: Bool) throws -> ChangeAnswer {
         throw NotOffered(whyNotOffered(.grants))
     }
 

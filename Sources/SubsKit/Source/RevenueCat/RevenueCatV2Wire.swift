@@ -9,10 +9,10 @@ import SubsJSON
 
 /// `Customer` (GET /customers/{id}, and each item of a customer search).
 public struct RevenueCatV2Customer: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     public var firstSeenAt: Instant?
     /// `active_entitlements.items`: entitlement id (RevenueCat's `entl…`, not the lookup key) → expires_at.
-    public var activeEntitlements: [(id: String, expiresAt: Instant?)]
+    public var activeEntitlements: [(id: ID, expiresAt: Instant?)]
     /// `active_entitlements.next_page`'s cursor, when the list goes on.
     public var activeEntitlementsCursor: String?
     /// `attributes.items` (asked with `expand=attributes`) as name → value.
@@ -30,8 +30,8 @@ public struct RevenueCatV2Customer: Equatable, Sendable {
 
 /// An `Entitlement` inside a subscription's or purchase's `entitlements` list.
 public struct RevenueCatV2EntitlementRef: Equatable, Sendable {
-    public var id: String
-    public var lookupKey: String?
+    public var id: ID
+    public var lookupKey: ID?
 }
 
 /// `MonetaryAmount`: `gross` kept as the number's text, as RevenueCat sent it.
@@ -42,9 +42,9 @@ public struct RevenueCatV2Money: Equatable, Sendable {
 
 /// `Subscription`.
 public struct RevenueCatV2Subscription: Equatable, Sendable {
-    public var id: String
+    public var id: ID
     /// RevenueCat's product id (`prod…`); null for promotional subscriptions.
-    public var productId: String?
+    public var productId: ID?
     public var startsAt: Instant?
     public var currentPeriodStartsAt: Instant?
     public var currentPeriodEndsAt: Instant?
@@ -62,7 +62,7 @@ public struct RevenueCatV2Subscription: Equatable, Sendable {
     /// purchased, family_shared.
     public var ownership: String?
     /// `pending_changes.product.store_identifier`.
-    public var pendingProductStoreIdentifier: String?
+    public var pendingProductStoreIdentifier: ID?
 
     public var isPromotional: Bool { store == "promotional" }
     /// The stores whose subscriptions RevenueCat lists transactions of.
@@ -71,8 +71,8 @@ public struct RevenueCatV2Subscription: Equatable, Sendable {
 
 /// `Purchase` (one-time).
 public struct RevenueCatV2Purchase: Equatable, Sendable {
-    public var id: String
-    public var productId: String?
+    public var id: ID
+    public var productId: ID?
     public var purchasedAt: Instant?
     public var revenue: RevenueCatV2Money?
     /// owned, refunded.
@@ -87,9 +87,9 @@ public struct RevenueCatV2Purchase: Equatable, Sendable {
 /// `SubscriptionTransaction`: one billing period of an App Store or Play Store subscription.
 public struct RevenueCatV2Transaction: Equatable, Sendable {
     /// The store's id (App Store transaction id, Google Play order id).
-    public var id: String
+    public var id: ID
     public var purchasedAt: Instant
-    public var productStoreIdentifier: String?
+    public var productStoreIdentifier: ID?
     public var expirationDate: Instant?
     public var effectiveExpirationDate: Instant?
     /// `revenue_in_local_currency`, else `revenue_in_usd`.
@@ -114,15 +114,15 @@ public enum RevenueCatV2Wire {
 
     static func customer(_ value: JSONValue, path: String) throws(WireFormatError) -> RevenueCatV2Customer {
         let r = try WireFields(v2: value, path: path)
-        guard let id = try r.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(path, "id"), message: "required") }
+        guard let id = try r.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(path, "id"), message: "required") }
         var problems: [WireFormatError] = []
-        var active: [(id: String, expiresAt: Instant?)] = []
+        var active: [(id: ID, expiresAt: Instant?)] = []
         var cursor: String?
         if let list = r.object["active_entitlements"], !list.isNull {
             // Without its active entitlements nothing of the customer's access can be told: fatal.
             let page = try Self.page(list, path: JSONPath.member(path, "active_entitlements")) { v, p throws(WireFormatError) in
                 let e = try WireFields(v2: v, path: p)
-                guard let id = try e.identifier("entitlement_id"), !id.isEmpty else {
+                guard let id = try e.id("entitlement_id"), !id.isEmpty else {
                     throw WireFormatError(path: JSONPath.member(p, "entitlement_id"), message: "required")
                 }
                 return (id: id, expiresAt: try e.milliseconds("expires_at"))
@@ -153,10 +153,10 @@ public enum RevenueCatV2Wire {
     }
 
     /// A page of `customer.active_entitlement` items (GET /customers/{id}/active_entitlements).
-    public static func activeEntitlements(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<(id: String, expiresAt: Instant?)> {
+    public static func activeEntitlements(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<(id: ID, expiresAt: Instant?)> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
             let e = try WireFields(v2: v, path: p)
-            guard let id = try e.identifier("entitlement_id"), !id.isEmpty else {
+            guard let id = try e.id("entitlement_id"), !id.isEmpty else {
                 throw WireFormatError(path: JSONPath.member(p, "entitlement_id"), message: "required")
             }
             return (id: id, expiresAt: try e.milliseconds("expires_at"))
@@ -166,16 +166,16 @@ public enum RevenueCatV2Wire {
     public static func subscriptions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Subscription> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
             let s = try WireFields(v2: v, path: p)
-            guard let id = try s.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
-            var pending: String?
+            guard let id = try s.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
+            var pending: ID?
             if let changes = s.object["pending_changes"], !changes.isNull {
                 let c = try WireFields(v2: changes, path: JSONPath.member(p, "pending_changes"))
                 if let product = c.object["product"], !product.isNull {
-                    pending = try WireFields(v2: product, path: JSONPath.member(c.path, "product")).string("store_identifier")
+                    pending = try WireFields(v2: product, path: JSONPath.member(c.path, "product")).stringID("store_identifier")
                 }
             }
             return RevenueCatV2Subscription(
-                id: id, productId: try s.identifier("product_id"), startsAt: try s.milliseconds("starts_at"),
+                id: id, productId: try s.id("product_id"), startsAt: try s.milliseconds("starts_at"),
                 currentPeriodStartsAt: try s.milliseconds("current_period_starts_at"),
                 currentPeriodEndsAt: try s.milliseconds("current_period_ends_at"), endsAt: try s.milliseconds("ends_at"),
                 givesAccess: try s.bool("gives_access") ?? false, autoRenewalStatus: try s.string("auto_renewal_status"),
@@ -188,9 +188,9 @@ public enum RevenueCatV2Wire {
     public static func purchases(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Purchase> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
             let x = try WireFields(v2: v, path: p)
-            guard let id = try x.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
+            guard let id = try x.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             return RevenueCatV2Purchase(
-                id: id, productId: try x.identifier("product_id"), purchasedAt: try x.milliseconds("purchased_at"),
+                id: id, productId: try x.id("product_id"), purchasedAt: try x.milliseconds("purchased_at"),
                 revenue: try x.revenue(), status: try x.string("status"),
                 entitlements: try entitlementRefs(x), environment: try x.string("environment"), store: try x.string("store"),
                 storePurchaseIdentifier: try x.identifier("store_purchase_identifier"), ownership: try x.string("ownership"))
@@ -200,12 +200,12 @@ public enum RevenueCatV2Wire {
     public static func transactions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Transaction> {
         try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
             let t = try WireFields(v2: v, path: p)
-            guard let id = try t.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
+            guard let id = try t.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             guard let purchased = try t.milliseconds("purchased_at") else {
                 throw WireFormatError(path: JSONPath.member(p, "purchased_at"), message: "required")
             }
             return RevenueCatV2Transaction(
-                id: id, purchasedAt: purchased, productStoreIdentifier: try t.string("product_store_identifier"),
+                id: id, purchasedAt: purchased, productStoreIdentifier: try t.stringID("product_store_identifier"),
                 expirationDate: try t.milliseconds("expiration_date"), effectiveExpirationDate: try t.milliseconds("effective_expiration_date"),
                 revenue: try t.revenue())
         }
@@ -232,8 +232,8 @@ public enum RevenueCatV2Wire {
         guard let list = r.object["entitlements"], !list.isNull else { return [] }
         let page = try page(list, path: JSONPath.member(r.path, "entitlements")) { v, p throws(WireFormatError) in
             let e = try WireFields(v2: v, path: p)
-            guard let id = try e.identifier("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
-            return RevenueCatV2EntitlementRef(id: id, lookupKey: try e.string("lookup_key"))
+            guard let id = try e.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
+            return RevenueCatV2EntitlementRef(id: id, lookupKey: try e.stringID("lookup_key"))
         }
         // An entitlement of a subscription that cannot be read would make it unlock nothing.
         if let first = page.problems.first { throw first }

@@ -2,7 +2,8 @@
 // find table shows — each match's id, how it matched, its email and its active entitlements,
 // evaluated by the server with the same rules at its clock, or at --at (`&at=`) — so a term
 // costs one request (one per page of 10 000 matches or 1 MiB: the answer's `next` names the
-// following page). No customer is read on its own.
+// following page). No customer is read on its own. The pages share the command's budget (the
+// client's): a page it has no time or bytes left for is not asked, and a note says so.
 
 import SubsJSON
 
@@ -30,14 +31,22 @@ extension RemoteRecordStore {
             repeat {
                 pages += 1
                 let page = target + (cursor.map { "&cursor=" + RemoteURL.segment($0) } ?? "")
-                let answer = try client.get(page, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
+                let answer: RemoteAnswer
+                do {
+                    answer = try client.get(page, cachePolicy: cachePolicy, refusal: SubsAPIError.refusal)
+                } catch let spent as RemoteError where spent.isBudgetSpent && pages > 1 {
+                    // The command's budget: the pages read are shown, and what was not, said.
+                    remarks.note("the search for '\(term)' was read for \(pages - 1) page\(pages == 2 ? "" : "s") only "
+                                 + "(\(matches.count) match\(matches.count == 1 ? "" : "es")): \(spent.budgetReason)")
+                    break
+                }
                 remarks.note(from: answer)
                 // Errors read as the local store's (SubsAPIError): a store the server cannot read is 65/66 here too.
                 guard answer.response.status == 200 else { throw SubsAPIError.failure(answer) }
                 guard let document = try? JSON.parse(answer.response.body), let result = FindResult(document: document) else {
                     throw RemoteError.protocolError(url: answer.url, reason: "the answer is not a find document {\"term\", \"matches\"}")
                 }
-                guard result.term == term else {
+                guard JSON.bytesEqual(result.term, term) else {
                     throw RemoteError.protocolError(url: answer.url, reason: "the answer is about another term")
                 }
                 if served == nil, answer.cacheAge == nil { served = answer.response.header("Date").flatMap(HTTPDate.parse) }

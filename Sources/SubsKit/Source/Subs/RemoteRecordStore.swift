@@ -23,42 +23,43 @@ public struct RemoteRecordStore: RecordStore {
         client.endpoint.url.base.hasSuffix("/v1") ? "" : "/v1"
     }
 
-    public func lookup(_ ids: [String]) throws -> CustomerLookup {
+    public func lookup(_ ids: [ID]) throws -> CustomerLookup {
         var remarks = Remarks()
         // Said even when a later customer fails, as the cache note of an earlier one is true.
         defer { pending.add(remarks) }
         return try lookup(ids, remarks: &remarks)
     }
 
-    func lookup(_ ids: [String], remarks: inout Remarks) throws -> CustomerLookup {
+    func lookup(_ ids: [ID], remarks: inout Remarks) throws -> CustomerLookup {
         var catalog = Catalog([])
-        var records: [CustomerRecord?] = []
         var requestDate: Instant?
         var fromCache = false
-        for id in ids {
-            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id), customer: id, cachePolicy: cachePolicy,
+        if ids.isEmpty {
+            throw NotOffered("the subs REST API answers customers, not the catalog alone")
+        }
+        // One request per customer, all within the command's budget; the records are kept.
+        let batch = try BudgetedBatch.each(ids, budget: client.budget, releasing: false) { id -> CustomerRecord? in
+            let answer = try client.get(v1 + "/customers/" + RemoteURL.segment(id.string), customer: id.string, cachePolicy: cachePolicy,
                                         refusal: SubsAPIError.refusal)
             remarks.note(from: answer)
             switch answer.response.status {
             case 200: break
-            case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": records.append(nil); continue
+            case 404 where SubsAPIError.from(answer)?.code == "customer_not_found": return nil
             default: throw SubsAPIError.failure(answer)
             }
             let decoded = try decode(answer)
             catalog = decoded.catalog
-            records.append(decoded.record)
             requestDate = decoded.requestDate
             if answer.cacheAge != nil { fromCache = true }
-        }
-        if ids.isEmpty {
-            throw NotOffered("the subs REST API answers customers, not the catalog alone")
+            return decoded.record
         }
         // A cached record is judged at the local clock (nil: the caller's), not at the date it
         // was fetched: access that ended since is over.
-        return CustomerLookup(catalog: catalog, records: records, requestDate: fromCache ? nil : requestDate)
+        return CustomerLookup(catalog: catalog, records: batch.answers.map { $0 ?? nil }, requestDate: fromCache ? nil : requestDate,
+                              unanswered: batch.unanswered)
     }
 
-    public func apply(_ change: CustomerChange, to ids: [String], now: Instant, dryRun: Bool) throws -> ChangeResult {
+    public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         guard !dryRun else {
             throw NotOffered("the subs REST API has no dry run: nothing was sent (run the dry run against the store itself)")
         }
@@ -69,14 +70,14 @@ public struct RemoteRecordStore: RecordStore {
         var body: [(String, JSONValue)]
         switch change {
         case .grant(let entitlement, let expiration, let reason, let actor, let create):
-            path = "\(v1)/customers/\(RemoteURL.segment(id))/grants"
-            body = [("entitlement", .string(entitlement)),
+            path = "\(v1)/customers/\(RemoteURL.segment(id.string))/grants"
+            body = [("entitlement", .string(entitlement.string)),
                     ("expirationDate", expiration.map { .string(ISODate.format($0)) } ?? .null)]
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("grantedBy", .string(actor))) }
             if create { body.append(("create", .bool(true))) }
         case .revoke(let entitlement, let reason, let actor):
-            path = "\(v1)/customers/\(RemoteURL.segment(id))/entitlements/\(RemoteURL.segment(entitlement))/revoke"
+            path = "\(v1)/customers/\(RemoteURL.segment(id.string))/entitlements/\(RemoteURL.segment(entitlement.string))/revoke"
             body = []
             if let reason { body.append(("reason", .string(reason))) }
             if let actor { body.append(("revokedBy", .string(actor))) }
@@ -86,7 +87,14 @@ public struct RemoteRecordStore: RecordStore {
         let answer = try client.send("POST", path, headers: [(name: "Idempotency-Key", value: key)],
                                      body: Array(JSONWriter.compact(.object(JSONObject(body))).utf8),
                                      refusal: SubsAPIError.refusal)
-        guard answer.response.status == 200 || answer.response.status == 201 else { throw SubsAPIError.failure(answer) }
+        guard answer.response.status == 200 || answer.response.status == 201 else {
+            // A customer the server does not have is the local store's miss, so the CLI words it
+            // as it does locally (its hint names --create, not the API's body field).
+            if answer.response.status == 404, SubsAPIError.from(answer)?.code == "customer_not_found" {
+                throw ChangeError.customersNotFound([id])
+            }
+            throw SubsAPIError.failure(answer)
+        }
         let decoded = try decode(answer)
         guard let record = decoded.record else { throw protocolError(answer, "no customer in the answer") }
         let grants: [Grant]
@@ -106,7 +114,7 @@ public struct RemoteRecordStore: RecordStore {
 
     public var provider: String { "subs" }
 
-    public func customerIds() throws -> [String] {
+    public func customerIds() throws -> [ID] {
         throw NotOffered("the subs REST API does not list customers")
     }
 
@@ -126,7 +134,7 @@ public struct RemoteRecordStore: RecordStore {
         let catalog = decoder.catalog(products)
         var fields = customer
         fields["id"] = nil
-        let record = decoder.customer(id: id, .object(fields), catalog: catalog, path: JSONPath.member("customers", id))
+        let record = decoder.customer(id: ID(id), .object(fields), catalog: catalog, path: JSONPath.member("customers", id))
         guard decoder.problems.isEmpty, let record else {
             throw protocolError(answer, decoder.problems.first.map { "\($0.path): \($0.message)" } ?? "invalid customer")
         }

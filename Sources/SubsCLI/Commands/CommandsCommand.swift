@@ -1,0 +1,9 @@
+// `subs commands [--json]`: the command line described (CommandLineDocument).
+
+enum CommandsCommand {
+    static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
+        guard !invocation.global.quiet else { return .success }
+        context.writeOut(try Output.render(CommandsResult(), style: Commands.style(invocation, context)))
+        return .success
+    }
+}
