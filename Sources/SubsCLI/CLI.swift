@@ -1,6 +1,7 @@
 // The entry point of the command line: parse, dispatch, turn failures into wording and exit statuses.
 
-import SubsKit
+import SubsSystem
+import SubsModel
 
 public enum CLI {
     public static let version = "0.1.0"

@@ -1,6 +1,8 @@
 // Everything a command touches of the outside world, injected so tests replace all of it.
 
-import SubsKit
+import SubsModel
+import SubsRemote
+import SubsSource
 
 public struct Context {
     /// Writes to standard output / standard error (bytes are already UTF-8 text).

@@ -4,8 +4,8 @@
 import Glibc
 #endif
 import Foundation
-import SubsKit
 import SubsSystem
+import SubsModel
 
 /// The wall clock, read only here.
 public struct SystemClock: Clock {

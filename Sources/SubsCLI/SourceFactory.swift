@@ -1,7 +1,11 @@
 // The one place that turns the options into a source: the local store, or the chosen provider's
-// descriptor (SubsKit/Source/Providers.swift) — a new provider changes nothing here.
+// descriptor (SubsProviders/Providers.swift) — a new provider changes nothing here.
 
-import SubsKit
+import SubsModel
+import SubsStore
+import SubsRemote
+import SubsSource
+import SubsProviders
 
 enum SourceFactory {
     static func make(_ invocation: Invocation, _ context: Context) throws -> CustomerSource {

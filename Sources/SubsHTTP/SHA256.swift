@@ -1,12 +1,15 @@
-// SHA-256 (FIPS 180-4), for naming cache files: Foundation on Linux offers no digest, and subs
-// takes no package dependency.
+// SHA-256 (FIPS 180-4), for naming cache files and fingerprinting an idempotent request's body:
+// Foundation on Linux offers no digest, and subs takes no package dependency. Both ends of HTTP
+// use it (the remote client's cache, serve's idempotency table), so it stands here, below both.
 
-struct SHA256 {
+package struct SHA256 {
     private var state: [UInt32] = [
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
     ]
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
+
+    package init() {}
 
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -19,7 +22,7 @@ struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+    package mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         for byte in bytes {
             pending.append(byte)
             length &+= 1
@@ -27,7 +30,7 @@ struct SHA256 {
         }
     }
 
-    mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         let bits = length &* 8
         pending.append(0x80)
         if pending.count > 56 { while pending.count < 64 { pending.append(0) }; compress(); pending.removeAll() }
@@ -37,7 +40,7 @@ struct SHA256 {
         return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }
 
-    static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    package static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         var hash = SHA256()
         hash.update(bytes)
         return hash.finish().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

@@ -1,5 +1,5 @@
 // Every provider subs speaks, one line each, in the order `--provider` lists them. A new
-// platform is a folder under Source/ with its descriptor, and its line here.
+// platform is a folder of SubsProviders with its descriptor, and its line here.
 
 extension ProviderDescriptor {
     public static let registered: [ProviderDescriptor] = [

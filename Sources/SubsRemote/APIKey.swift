@@ -5,6 +5,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsSystem
 
 /// How a provider wants the key: `Authorization: Bearer KEY` or `Authorization: ApiKey KEY`.
 public struct APIKeyScheme: Sendable, Equatable {

@@ -12,6 +12,7 @@
 
 import Dispatch
 import SubsJSON
+import SubsModel
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -16,6 +16,8 @@
 // File layout: one JSON header line, "\n", then the body bytes exactly as received.
 
 import SubsJSON
+import SubsHTTP
+import SubsModel
 #if canImport(Glibc)
 import Glibc
 #endif

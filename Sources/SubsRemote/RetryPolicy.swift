@@ -3,6 +3,7 @@
 
 import Foundation
 import SubsHTTP
+import SubsModel
 
 public struct RetryPolicy: Sendable {
     /// Retries after the first attempt.

@@ -5,6 +5,7 @@
 //   {"requestDate":"…","customer":{"id":"<key>",<the record's members but its own id>},"products":{…}}
 
 import SubsJSON
+import SubsStore
 
 enum CustomerAnswer {
     static func body(_ customer: StoredCustomer, products: [UInt8], requestDate: String) -> [UInt8] {

@@ -15,9 +15,11 @@
 // never repeated, and one that matched throughout is never skipped, however the store changed
 // in between (a customer removed in between is passed by its old place).
 
-import SubsHTTP
 import SubsJSON
 import SubsSystem
+import SubsHTTP
+import SubsModel
+import SubsStore
 
 struct CustomerSearchRoute {
     let store: LocalStore

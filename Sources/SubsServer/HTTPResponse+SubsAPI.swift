@@ -2,8 +2,8 @@
 // error envelope `{"error": {"code": CODE, "message": MESSAGE}}` (SPEC section 6), which is also
 // the body of every refusal the engine makes itself (`subsRefusal`). The engine knows no JSON.
 
-import SubsHTTP
 import SubsJSON
+import SubsHTTP
 
 extension HTTPResponse {
     /// A JSON body written with SubsJSON's writer, `Content-Type: application/json`.

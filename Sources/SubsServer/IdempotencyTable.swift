@@ -9,8 +9,9 @@
 // seconds are not replayed.
 
 import Foundation
-import SubsHTTP
 import SubsJSON
+import SubsHTTP
+import SubsModel
 
 /// What binds an Idempotency-Key to the request it first came with.
 struct RequestFingerprint: Equatable, Sendable {

@@ -3,6 +3,7 @@
 // name, never ignored — `{"expiresAt": …}` must not turn into a lifetime grant.
 
 import SubsJSON
+import SubsModel
 
 enum RequestBody {
     static let grantFields = ["entitlement", "expirationDate", "reason", "grantedBy", "create"]

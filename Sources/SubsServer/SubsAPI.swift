@@ -3,8 +3,10 @@
 // through the store's locked, crash-safe write path.
 
 import Foundation
-import SubsHTTP
 import SubsJSON
+import SubsHTTP
+import SubsModel
+import SubsStore
 
 public final class SubsAPI: @unchecked Sendable {
     public let store: LocalStore
@@ -190,11 +192,8 @@ public final class SubsAPI: @unchecked Sendable {
             ("requestDate", .string(ISODate.format(clock.now()))),
             ("customer", .object(record)),
             ("products", stored.products),
-        ])), status: status, headers: stored.created ? [(SubsAPI.createdHeader, "true")] : [])
+        ])), status: status, headers: stored.created ? [(StoredRecord.createdHeader, "true")] : [])
     }
-
-    /// Said on a grant's answer when the grant created the customer (`"create": true`).
-    public static let createdHeader = "Subs-Customer-Created"
 
     /// `customer`: set to the store id of the customer written (see `change`).
     private func grant(_ id: ID, body: [UInt8], customer: inout ID?) -> HTTPResponse {

@@ -4,6 +4,8 @@
 // email, app user ids, store transaction ids and Apple order ids, paginated for emails) declares
 // its own `searchableKinds` and `find` (RevenueCatV2Find.swift).
 
+import SubsModel
+
 /// A query a source cannot search (a kind of term its API has no lookup for): the CLI says the
 /// sentence and exits 64.
 public struct NotSearchable: Error, Equatable, Sendable {

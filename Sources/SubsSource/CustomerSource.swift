@@ -5,6 +5,9 @@
 // collected one way by every source; the library never prints); each source says what it can do,
 // so "not offered" is one sentence and exit 64.
 
+import SubsModel
+import SubsRemote
+
 public protocol CustomerSource {
     var capabilities: SourceCapabilities { get }
     /// The command's remote budget when the answers come from a remote API (nil: the local store).
@@ -132,28 +135,6 @@ extension CustomerSource {
                              dryRun: Bool) throws -> ChangeAnswer {
         try checkWrite(change, to: ids, now: now, dryRun: dryRun)
         return try apply(change, to: ids, now: now, at: t, dryRun: dryRun)
-    }
-}
-
-/// Which purchases count toward an entitlement (`check --environment`); grants always count.
-public enum EnvironmentFilter: String, Sendable, CaseIterable {
-    case production, sandbox, any
-
-    /// The one environment that counts; nil for any.
-    public var environment: PurchaseEnvironment? {
-        switch self {
-        case .production: return .production
-        case .sandbox: return .sandbox
-        case .any: return nil
-        }
-    }
-
-    public func counts(isSandbox: Bool, isGrant: Bool) -> Bool {
-        switch self {
-        case .any: return true
-        case .production: return isGrant || !isSandbox
-        case .sandbox: return isGrant || isSandbox
-        }
     }
 }
 

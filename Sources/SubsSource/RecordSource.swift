@@ -2,6 +2,9 @@
 // store, the subs REST API), answered with the entitlement rules and History — the same
 // answers whichever store the records come from.
 
+import SubsSystem
+import SubsModel
+
 public struct RecordSource: CustomerSource {
     public let records: RecordStore
     public let clock: any Clock

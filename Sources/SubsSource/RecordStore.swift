@@ -1,6 +1,9 @@
 // Where customer *records* come from (the local store now, the subs REST API next): raw records
 // and the catalog. `RecordSource` runs the entitlement rules over them to answer the seam.
 
+import SubsModel
+import SubsRemote
+
 public protocol RecordStore {
     /// Looks customers up by id or alias — all of them in one pass over the data.
     /// Throws for failures of the whole store (missing or invalid, unreachable server);

@@ -4,6 +4,8 @@
 // passes one `Remarks` through its fetches, so each remark is said once, in the order it came.
 
 import Foundation
+import SubsModel
+import SubsRemote
 
 public struct Remarks: Equatable, Sendable {
     /// In the order first said, each once.
@@ -99,18 +101,20 @@ extension FindAnswer: RemarkedAnswer {
 /// Remarks gathered across calls by a source that can only hand them over later (a RecordStore
 /// says them through `takeRemarks()`, after the lookup that heard them). Locked: a store is a
 /// value that may be shared between threads, and this box is the one part of it that changes.
-final class PendingRemarks: @unchecked Sendable {
+package final class PendingRemarks: @unchecked Sendable {
     private var remarks = Remarks()
     private let lock = NSLock()
 
-    func add(_ more: Remarks) {
+    package init() {}
+
+    package func add(_ more: Remarks) {
         lock.lock()
         defer { lock.unlock() }
         remarks.merge(more)
     }
 
     /// Everything gathered since the last take, in order; the box is empty after.
-    func take() -> Remarks {
+    package func take() -> Remarks {
         lock.lock()
         defer {
             remarks = Remarks()

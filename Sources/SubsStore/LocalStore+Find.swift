@@ -2,48 +2,22 @@
 // that match are decoded — checked like every customer `check` reads.
 
 import SubsJSON
-
-/// The customers a search found, as records (the rules evaluate them).
-public struct FoundRecords: Sendable {
-    public var catalog: Catalog
-    /// The answering server's clock (remote); nil for the local store.
-    public var requestDate: Instant?
-    /// Per term, in the order asked: each customer found and why, best kind first, then in store order.
-    public var matches: [[(record: CustomerRecord, kind: MatchKind)]]
-
-    public init(catalog: Catalog, requestDate: Instant? = nil, matches: [[(record: CustomerRecord, kind: MatchKind)]]) {
-        self.catalog = catalog
-        self.requestDate = requestDate
-        self.matches = matches
-    }
-}
-
-extension FoundRecords {
-    /// Each term's result, with the active entitlements of its customers at T.
-    public func results(_ terms: [String], at t: Instant) -> [FindResult] {
-        zip(terms, matches).map { term, matches in
-            FindResult(term: term, matches: matches.concurrentMap { match in
-                FindMatch(customerId: match.record.id, matchedBy: match.kind, email: FindMatch.email(of: match.record),
-                          activeEntitlements: EntitlementRules.evaluate(match.record, catalog: catalog, at: t)
-                              .filter(\.isActive).map(\.id))
-            })
-        }
-    }
-}
+import SubsSystem
+import SubsModel
 
 /// What one scan of `find` found, before any customer is decoded: per term, each customer found
 /// once with its best kind, best kind first, then in store order. The store stays mapped for the
 /// reads of the customers (`records(_:)`), which the caller makes inside `store.file.reading`.
-struct SearchScan {
-    let store: ScannedStore
-    let catalog: Catalog
-    let perTerm: [[SearchHit]]
+package struct SearchScan {
+    package let store: ScannedStore
+    package let catalog: Catalog
+    package let perTerm: [[SearchHit]]
     /// Per id of `locating`, its customer (by key only), or nil.
-    let located: [CustomerSpan?]
+    package let located: [CustomerSpan?]
 
     /// The customers at `hits`, decoded and checked like every customer `check` reads, read with
     /// pread (the mapping keeps only what the scan left mapped); on all cores when there are many.
-    func records(_ hits: [SearchHit]) throws -> [CustomerRecord] {
+    package func records(_ hits: [SearchHit]) throws -> [CustomerRecord] {
         try hits.concurrentMap(minimumCount: 64) { hit -> CustomerRecord in
             let bytes = try store.file.copy(hit.span.range)
             let value: JSONValue
@@ -68,7 +42,7 @@ extension LocalStore {
     /// One strict scan of the store for `query`'s terms (and the customers `locating` names),
     /// the catalog and top level checked; no customer decoded. `releaseStep`: how much of the
     /// mapping stays resident behind the scan at most (serve runs several scans at a time).
-    func searchScan(_ query: FindQuery, locating: [ID] = [], releaseStep: Int = MappedFile.releaseStep) throws -> SearchScan {
+    package func searchScan(_ query: FindQuery, locating: [ID] = [], releaseStep: Int = MappedFile.releaseStep) throws -> SearchScan {
         let file = try MappedFile(path: path)
         var visitor = StoreSearchVisitor(buffer: file.bytes, query: query, locating: locating,
                                          scanned: { file.release(upTo: $0, step: releaseStep) })

@@ -1,10 +1,13 @@
 // The local JSON store: reads (one strict scan, then only the catalog and the customers asked
-// for) and writes (StoreWriter), as records for `RecordSource`.
+// for) and writes (StoreWriter). SubsProviders makes it a `RecordStore` for `RecordSource`; the
+// store itself knows nothing of the seam.
 
 import SubsJSON
+import SubsSystem
+import SubsModel
 
-/// The local JSON store: records for `RecordSource`.
-public struct LocalStore: RecordStore {
+/// The local JSON store.
+public struct LocalStore {
     public let path: String
     /// Seconds a write waits for another writer's lock (SUBS_LOCK_TIMEOUT).
     public let lockTimeout: Double
@@ -17,14 +20,16 @@ public struct LocalStore: RecordStore {
         self.writePause = writePause
     }
 
-    public func lookup(_ ids: [ID]) throws -> CustomerLookup {
+    /// The catalog and the record of each id (an id or alias), in order; nil where no customer has
+    /// that id or alias. Throws when the store is missing or invalid.
+    public func read(_ ids: [ID]) throws -> (catalog: Catalog, records: [CustomerRecord?]) {
         // Many customers: decode them on another core while the scan goes on.
         let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
         // Everything decoded below comes from the mapping: a store changed meanwhile is refused.
-        return try store.file.reading { try lookup(ids, in: store) }
+        return try store.file.reading { try read(ids, in: store) }
     }
 
-    private func lookup(_ ids: [ID], in store: ScannedStore) throws -> CustomerLookup {
+    private func read(_ ids: [ID], in store: ScannedStore) throws -> (catalog: Catalog, records: [CustomerRecord?]) {
         let early = store.index.early?.finish() ?? [:]
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
@@ -58,7 +63,7 @@ public struct LocalStore: RecordStore {
             return record
         }
         let records = slots.map { $0.map { decoded[$0] } }
-        return CustomerLookup(catalog: catalog, records: records)
+        return (catalog, records)
     }
 
     /// What the subs REST API answers for `id` (an id or alias): the customer's canonical id, its
@@ -67,8 +72,8 @@ public struct LocalStore: RecordStore {
     public func storedRecord(_ id: ID) throws -> StoredRecord? {
         let store = try ScannedStore.scan(path: path, ids: [id])
         return try store.file.reading { () throws -> StoredRecord? in
-            let lookup = try lookup([id], in: store)
-            guard lookup.records.first ?? nil != nil, let span = try store.customerSpan(forRequest: 0, id: id),
+            let read = try read([id], in: store)
+            guard read.records.first ?? nil != nil, let span = try store.customerSpan(forRequest: 0, id: id),
                   let products = store.index.products else { return nil }
             return StoredRecord(id: span.id, record: try store.value(span.range), products: try store.value(products))
         }
@@ -104,13 +109,4 @@ extension LocalStore {
     public func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         try StoreWriter(path: path, lockTimeout: lockTimeout, pause: writePause).apply(change, to: ids, now: now, dryRun: dryRun)
     }
-}
-
-/// A customer as the store holds it, with the catalog (the subs REST API's GET answer).
-public struct StoredRecord: Sendable {
-    public var id: ID
-    public var record: JSONValue
-    public var products: JSONValue
-    /// A grant with `create` made this customer.
-    public var created = false
 }

@@ -134,7 +134,7 @@ public enum SecretFile {
     static func isTrusted(owner: uid_t, euid: uid_t) -> Bool { owner == euid || owner == 0 }
 
     /// `alice`, or the number when the password database has no name for it.
-    static func userName(_ uid: uid_t) -> String {
+    package static func userName(_ uid: uid_t) -> String {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16384)

@@ -52,3 +52,8 @@ public func readStream(_ fd: Int32, limit: Int, stopAfter: ((UInt8) -> Bool)? = 
 public struct StreamReadError: Error {
     public let code: Int32
 }
+
+/// strerror in the lowercase of our messages ("no space left on device").
+public func errorText(_ code: Int32) -> String {
+    String(cString: strerror(code)).lowercased()
+}

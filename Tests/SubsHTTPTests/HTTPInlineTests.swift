@@ -6,9 +6,7 @@
 import Glibc
 #endif
 import Foundation
-import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
 import XCTest
 
 final class HTTPInlineTests: XCTestCase {

@@ -2,9 +2,8 @@
 // default), `subs serve`'s configuration gives the subs error envelope. Driven without a socket.
 
 import XCTest
-import SubsHTTP
 import SubsJSON
-@testable import SubsKit
+import SubsHTTP
 
 final class HTTPRefusalTests: XCTestCase {
     /// What a connection writes for `bytes` (one request or a refusal) under `configuration`.

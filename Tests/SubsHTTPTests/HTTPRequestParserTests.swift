@@ -2,7 +2,6 @@
 // helpers a handler relies on (path segments, headers, constant-time comparison).
 
 import SubsHTTP
-import SubsKit
 import XCTest
 
 final class HTTPRequestParserTests: XCTestCase {

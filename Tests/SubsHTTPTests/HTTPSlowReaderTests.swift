@@ -7,7 +7,6 @@ import Glibc
 import Foundation
 import SubsJSON
 import SubsHTTP
-import SubsKit
 import XCTest
 
 final class HTTPSlowReaderTests: XCTestCase {

@@ -2,7 +2,6 @@
 
 import Foundation
 import SubsHTTP
-import SubsKit
 
 /// A thread-safe list of what the server's log hook reported.
 final class LogRecorder: @unchecked Sendable {

@@ -3,7 +3,7 @@
 // no other source carried access on. Checked against the rules themselves on random customers.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class AccessEndsTests: XCTestCase {
     func ends(_ builder: RecordBuilder, until: String = "2030-01-01") -> [AccessEnd] {

@@ -1,7 +1,7 @@
 // Near misses of ISO 8601 durations get a reason a user can act on, not just "not a duration".
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class DurationProblemTests: XCTestCase {
     private func problem(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> ISODurationProblem? {

@@ -2,7 +2,7 @@
 // with its boundaries (exactly at the grace end, a refund dated exactly T, a resume date exactly T).
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class EntitlementRulesRevisionTests: XCTestCase {
     private let billingIssue = RecordBuilder.januaryWithBillingIssue

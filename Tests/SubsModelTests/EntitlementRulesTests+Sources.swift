@@ -1,7 +1,7 @@
 // SPEC section 3, which source describes an entitlement and the fields table, rule by rule.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class EntitlementSourcesTests: XCTestCase {
     private let january = RecordBuilder.january

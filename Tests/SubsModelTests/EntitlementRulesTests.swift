@@ -2,7 +2,7 @@
 // its boundaries. Source choice and the fields table are in EntitlementRulesTests+Sources.swift.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class EntitlementRulesTests: XCTestCase {
     private let january = RecordBuilder.january

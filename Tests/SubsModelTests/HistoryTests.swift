@@ -1,7 +1,7 @@
 // SPEC section 4 `history` entries: kinds, fields in order, ordering, ties and the `until` cut.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class HistoryTests: XCTestCase {
     private func entries(_ b: RecordBuilder, until: String) -> [HistoryEntry] {

@@ -1,7 +1,7 @@
 // ISO 8601 date-time parsing and printing: accepted forms, rejections and calendar boundaries.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class ISODateTests: XCTestCase {
     private func utc(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Instant {

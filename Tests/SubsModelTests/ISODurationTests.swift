@@ -1,7 +1,7 @@
 // ISO 8601 durations: parsing, canonical text, and calendar addition clamped to month ends.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class ISODurationTests: XCTestCase {
     private func at(_ text: String) -> Instant { ISODate.parse(text)! }

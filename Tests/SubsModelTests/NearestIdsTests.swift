@@ -2,7 +2,7 @@
 // many ids costs one pass, agrees with the full distance it cuts short.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
 
 final class NearestIdsTests: XCTestCase {
     func testBoundedDistanceAgreesWithTheFullOneWithinTheBound() {

@@ -1,8 +1,8 @@
-// The registered providers (Source/Providers.swift): one word each, and what the command line
+// The registered providers (SubsProviders/Providers.swift): one word each, and what the command line
 // reads of a descriptor before any request.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsProviders
 
 final class ProviderRegistryTests: XCTestCase {
     func testEachProviderHasOneWordOfItsOwn() {

@@ -3,8 +3,8 @@
 // arbitrary bytes — which only ever throw QonversionDecodeError (the fuzz harness checks more).
 
 import XCTest
-import SubsJSON
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsProviders
 
 final class QonversionWireTests: XCTestCase {
     private func one(_ fields: String) throws -> QonversionEntitlement {

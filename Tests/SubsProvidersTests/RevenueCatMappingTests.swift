@@ -5,7 +5,8 @@
 
 import XCTest
 import SubsJSON
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsProviders
 
 final class RevenueCatMappingTests: XCTestCase {
     static let request = "2026-12-01T12:00:00Z"

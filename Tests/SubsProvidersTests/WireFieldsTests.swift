@@ -2,8 +2,10 @@
 // words for a wrong type and its own paths, as users (and scripts grepping them) have read them.
 
 import XCTest
-@testable import SubsKit
 import SubsJSON
+@testable import SubsModel
+@testable import SubsSource
+@testable import SubsProviders
 
 final class WireFieldsTests: XCTestCase {
     private func failure<T>(_ decode: () throws -> T) -> String {

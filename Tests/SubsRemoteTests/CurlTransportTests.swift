@@ -3,7 +3,7 @@
 
 import Foundation
 import XCTest
-@testable import SubsKit
+@testable import SubsRemote
 
 final class CurlTransportTests: XCTestCase {
     let transport = CurlTransport()

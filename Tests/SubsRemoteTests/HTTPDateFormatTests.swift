@@ -2,7 +2,7 @@
 
 import XCTest
 import SubsHTTP
-@testable import SubsKit
+@testable import SubsRemote
 
 final class HTTPDateFormatTests: XCTestCase {
     func testWhatTheServerWritesTheClientReads() {

@@ -4,7 +4,7 @@
 
 import XCTest
 import SubsHTTP
-@testable import SubsKit
+@testable import SubsRemote
 
 final class LoopbackTests: XCTestCase {
     static let loopback = ["127.0.0.1", "127.255.255.254", "localhost", "LOCALHOST", "LocalHost", "::1", "[::1]",

@@ -2,7 +2,8 @@
 
 import Foundation
 import XCTest
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsRemote
 
 final class MutableClock: Clock, @unchecked Sendable {
     private let lock = NSLock()

@@ -3,7 +3,10 @@
 
 import Foundation
 import XCTest
-@testable import SubsKit
+@testable import SubsSystem
+@testable import SubsHTTP
+@testable import SubsModel
+@testable import SubsRemote
 
 /// A transport that answers from a script and records what it was sent.
 final class ScriptedTransport: HTTPTransport, @unchecked Sendable {

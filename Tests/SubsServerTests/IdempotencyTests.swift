@@ -5,7 +5,9 @@
 import XCTest
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsServer
 
 final class IdempotencyTests: XCTestCase {
     private var dir: TempDir!
@@ -30,7 +32,7 @@ final class IdempotencyTests: XCTestCase {
     }
 
     private func grants(_ id: ID) throws -> Int {
-        try XCTUnwrap(try LocalStore(path: path).lookup([id]).records.first ?? nil).grants.count
+        try XCTUnwrap(try LocalStore(path: path).read([id]).records.first ?? nil).grants.count
     }
 
     private func code(_ answer: HTTPResponse) -> String? { try? JSON.parse(answer.body)["error"]?["code"]?.stringValue }

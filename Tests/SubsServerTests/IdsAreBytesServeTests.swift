@@ -5,8 +5,12 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsSystem
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsServer
 import TestSupport
 
 final class IdsAreBytesServeTests: XCTestCase {
@@ -48,7 +52,7 @@ final class IdsAreBytesServeTests: XCTestCase {
 
             XCTAssertEqual(try StoreValidator.problems(path: path), [], context)
             let store = LocalStore(path: path)
-            let lookup = try store.lookup([ids.a, ids.b, ids.alias1, ids.alias2, ids.new1])
+            let lookup = try store.read([ids.a, ids.b, ids.alias1, ids.alias2, ids.new1])
             XCTAssertEqual(lookup.records.map { $0?.id }, [ids.a, ids.b, ids.a, ids.b, nil], context)
             XCTAssertEqual(Set(lookup.catalog.entitlementIds), [ids.entitlement1, ids.entitlement2], context)
             XCTAssertEqual(lookup.catalog.entitlements(unlockedBy: ids.product1), [ids.entitlement1], context)
@@ -75,7 +79,7 @@ final class IdsAreBytesServeTests: XCTestCase {
             XCTAssertEqual(try store.customerIds(), [ids.a, ids.b, ids.new1, ids.new2], context)
             // A revoke names one customer: the other keeps its grant.
             _ = try store.apply(.revoke(entitlement: ids.entitlement1, reason: nil, actor: nil), to: [ids.new2], now: now, dryRun: false)
-            let after = try store.lookup([ids.new1, ids.new2])
+            let after = try store.read([ids.new1, ids.new2])
             XCTAssertEqual(after.records.map { $0?.grants.first?.revokedAt == nil }, [true, false], context)
             // A grant of entitlement2 is not one of entitlement1: nothing of it to revoke.
             XCTAssertThrowsError(try store.apply(.revoke(entitlement: ids.entitlement1, reason: nil, actor: nil), to: [ids.b],
@@ -104,7 +108,7 @@ final class IdsAreBytesServeTests: XCTestCase {
             let stored = results.map { try? $0.get() }
             XCTAssertEqual(stored.map { $0?.id }, [ids.new1, ids.new2, ids.a, ids.b], context)
             XCTAssertEqual(stored.map { $0?.created }, [true, true, false, false], context)
-            let records = try LocalStore(path: path).lookup([ids.new1, ids.new2, ids.a, ids.b]).records
+            let records = try LocalStore(path: path).read([ids.new1, ids.new2, ids.a, ids.b]).records
             XCTAssertEqual(records.map { $0?.grants.filter { $0.entitlement == ids.entitlement1 }.count }, [1, 1, 1, 1], context)
             XCTAssertEqual(records[3]?.grants.count, 3, "b's two grants of entitlement2 and the new one: \(context)")
         }
@@ -133,7 +137,7 @@ final class IdsAreBytesServeTests: XCTestCase {
             XCTAssertEqual(granted.status, 201, context)
             XCTAssertEqual(answeredId(granted), Array(ids.a.utf8), context)
             XCTAssertEqual(grantCount(api.handle(request("GET", customer(ids.b)))), 2, context)
-            let aRecord = try XCTUnwrap(try LocalStore(path: path).lookup([ids.a]).records.first ?? nil)
+            let aRecord = try XCTUnwrap(try LocalStore(path: path).read([ids.a]).records.first ?? nil)
             XCTAssertEqual(aRecord.grants.map(\.entitlement), [ids.entitlement2], context)
 
             // Revoke: the path's entitlement is its bytes, the customer too.
@@ -141,7 +145,7 @@ final class IdsAreBytesServeTests: XCTestCase {
                                                   + "/revoke")).status, 404, context)
             XCTAssertEqual(api.handle(request("POST", customer(ids.b) + "/entitlements/" + RemoteURL.segment(ids.entitlement2.string)
                                                   + "/revoke")).status, 200, context)
-            let revoked = try XCTUnwrap(try LocalStore(path: path).lookup([ids.a, ids.b]).records.compactMap { $0 }.first)
+            let revoked = try XCTUnwrap(try LocalStore(path: path).read([ids.a, ids.b]).records.compactMap { $0 }.first)
             XCTAssertNil(revoked.grants.first?.revokedAt, "revoking b's grant revoked a's: \(context)")
 
             // Search: the term is matched by its bytes.
@@ -181,9 +185,9 @@ final class IdsAreBytesServeTests: XCTestCase {
             let second = api.handle(request("POST", customer(ids.a) + "/grants", body: grantBody(ids.entitlement1), key: Array(key2.utf8)))
             XCTAssertEqual(second.status, 201, context)
             XCTAssertNil(second.headers.first { $0.0 == "Idempotent-Replayed" }, context)
-            let a = try XCTUnwrap(try LocalStore(path: path).lookup([ids.a]).records.first ?? nil)
+            let a = try XCTUnwrap(try LocalStore(path: path).read([ids.a]).records.first ?? nil)
             XCTAssertEqual(a.grants.count, 2, context)
-            let b = try XCTUnwrap(try LocalStore(path: path).lookup([ids.b]).records.first ?? nil)
+            let b = try XCTUnwrap(try LocalStore(path: path).read([ids.b]).records.first ?? nil)
             XCTAssertEqual(b.grants.count, 2, "b's own two grants only: \(context)")
         }
     }
@@ -204,7 +208,7 @@ final class IdsAreBytesServeTests: XCTestCase {
                 api.handle(self.request("POST", self.customer(id) + "/grants", body: self.grantBody(ids.entitlement1, create: true)))
             }
             XCTAssertEqual(answers.map(\.status), [201, 201], context)
-            XCTAssertEqual(answers.map { $0.headers.first { $0.0 == SubsAPI.createdHeader }?.1 }, ["true", "true"], context)
+            XCTAssertEqual(answers.map { $0.headers.first { $0.0 == StoredRecord.createdHeader }?.1 }, ["true", "true"], context)
             XCTAssertEqual(answers.map(answeredId), targets.map { Array($0.utf8) }, context)
             let records = try LocalStore(path: path).lookup(targets).records
             XCTAssertEqual(records.map { $0?.id }, targets, context)

@@ -7,7 +7,10 @@
 import Foundation
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsServer
 import XCTest
 
 final class ServedAnswerTests: XCTestCase {

@@ -6,7 +6,9 @@
 import Foundation
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsServer
 import XCTest
 
 final class ServedSearchTests: XCTestCase {

@@ -8,7 +8,9 @@ import Glibc
 import Foundation
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsServer
 import XCTest
 
 final class ServedStoreFileKindTests: XCTestCase {

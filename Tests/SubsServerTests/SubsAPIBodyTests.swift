@@ -6,7 +6,9 @@
 import XCTest
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsServer
 
 final class SubsAPIBodyTests: XCTestCase {
     private var dir = ""
@@ -95,19 +97,19 @@ final class SubsAPIBodyTests: XCTestCase {
         let created = post(api, "/v1/customers/newbie/grants",
                            #"{"entitlement": "premium", "expirationDate": "2027-01-01T00:00:00Z", "create": true, "grantedBy": "dana"}"#)
         XCTAssertEqual(created.status, 201)
-        XCTAssertEqual(created.headers.first { $0.0 == SubsAPI.createdHeader }?.1, "true")
+        XCTAssertEqual(created.headers.first { $0.0 == StoredRecord.createdHeader }?.1, "true")
         let doc = try JSON.parse(created.body)
         XCTAssertEqual(doc.objectValue?.keys, ["requestDate", "customer", "products"], "the GET's shape")
         XCTAssertEqual(doc["customer"]?["id"], .string("newbie"))
         XCTAssertEqual(doc["customer"]?["firstSeen"], .string("2026-12-01T12:00:00Z"))
         XCTAssertEqual(doc["customer"]?["grants"]?.arrayValue?.first?["id"], .string("grant-1"))
         XCTAssertEqual(doc["customer"]?["grants"]?.arrayValue?.first?["grantedBy"], .string("dana"))
-        let record = try XCTUnwrap(try LocalStore(path: path).lookup(["newbie"]).records.first ?? nil)
+        let record = try XCTUnwrap(try LocalStore(path: path).read(["newbie"]).records.first ?? nil)
         XCTAssertEqual(record.grants.map(\.id), ["grant-1"])
         // Once it exists, --create is only a grant: no header.
         let again = post(api, "/v1/customers/newbie/grants", #"{"entitlement": "premium", "expirationDate": null, "create": true}"#)
         XCTAssertEqual(again.status, 201)
-        XCTAssertNil(again.headers.first { $0.0 == SubsAPI.createdHeader })
+        XCTAssertNil(again.headers.first { $0.0 == StoredRecord.createdHeader })
         XCTAssertEqual(try StoreValidator.problems(path: path), [])
     }
 
@@ -122,7 +124,7 @@ final class SubsAPIBodyTests: XCTestCase {
         let created = results.dropFirst().map { try? $0.get() }
         XCTAssertEqual(created.map { $0?.created }, [true, false, false, false])
         XCTAssertEqual(created.map { $0?.record["grants"]?.arrayValue?.count }, [1, 2, 3, 3])
-        let record = try XCTUnwrap(try LocalStore(path: path).lookup(["newbie"]).records.first ?? nil)
+        let record = try XCTUnwrap(try LocalStore(path: path).read(["newbie"]).records.first ?? nil)
         XCTAssertEqual(record.grants.map(\.id), ["grant-1", "grant-2", "grant-3"])
         XCTAssertEqual(record.grants.map { $0.revokedAt != nil }, [true, true, true])
         XCTAssertEqual(try StoreValidator.problems(path: path), [])

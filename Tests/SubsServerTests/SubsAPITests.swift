@@ -4,7 +4,10 @@
 import XCTest
 import SubsJSON
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsServer
 
 final class SubsAPITests: XCTestCase {
     private var dir: TempDir!
@@ -71,11 +74,11 @@ final class SubsAPITests: XCTestCase {
         let grants = try XCTUnwrap(try json(grant)["customer"]?["grants"]?.arrayValue)
         XCTAssertEqual(grants.last?["grantedBy"], .string("dana"))
         XCTAssertEqual(grants.last?["grantedAt"], .string("2026-12-01T12:00:00Z"))
-        let record = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil)
+        let record = try XCTUnwrap(try LocalStore(path: path).read(["trent"]).records.first ?? nil)
         XCTAssertEqual(record.grants.count, 1)
         let revoke = api().handle(request("POST", "/v1/customers/trent/entitlements/premium/revoke", body: #"{"reason": "test"}"#))
         XCTAssertEqual(revoke.status, 200)
-        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.first?.revokeReason, "test")
+        XCTAssertEqual(try LocalStore(path: path).read(["trent"]).records.first??.grants.first?.revokeReason, "test")
     }
 
     func testTheTokenIsRequiredAndComparedWhole() throws {
@@ -99,9 +102,9 @@ final class SubsAPITests: XCTestCase {
         let again = api.handle(request("POST", "/v1/customers/trent/grants", body: body, headers: [("Idempotency-Key", "k1")]))
         XCTAssertEqual(first.status, 201)
         XCTAssertEqual(again.body, first.body)
-        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.count, 1)
+        XCTAssertEqual(try LocalStore(path: path).read(["trent"]).records.first??.grants.count, 1)
         _ = api.handle(request("POST", "/v1/customers/trent/grants", body: body, headers: [("Idempotency-Key", "k2")]))
-        XCTAssertEqual(try LocalStore(path: path).lookup(["trent"]).records.first??.grants.count, 2)
+        XCTAssertEqual(try LocalStore(path: path).read(["trent"]).records.first??.grants.count, 2)
     }
 
     func testIdsWithSlashesDotsSpacesAndNonASCIIAreOneSegment() throws {
@@ -172,7 +175,7 @@ final class SubsAPITests: XCTestCase {
                 }
             }
         }
-        let grants = try XCTUnwrap(try local.lookup(["trent"]).records.first ?? nil).grants
+        let grants = try XCTUnwrap(try local.read(["trent"]).records.first ?? nil).grants
         XCTAssertEqual(grants.count, 2 * rounds)
         XCTAssertEqual(Set(grants.compactMap(\.reason)).count, 2 * rounds)
     }
@@ -222,7 +225,7 @@ extension SubsAPITests {
                 XCTAssertTrue(grants.contains { $0["reason"] == .string("r\(i)") }, "request \(i)")
             }
         }
-        let records = try LocalStore(path: path).lookup(["trent", "alice", "bob"]).records.compactMap { $0 }
+        let records = try LocalStore(path: path).read(["trent", "alice", "bob"]).records.compactMap { $0 }
         let reasons = Set(records.flatMap(\.grants).compactMap(\.reason))
         let landed = Set((0..<posts).filter { $0 % 10 != 3 && $0 % 10 != 7 }.map { "r\($0)" })
         XCTAssertTrue(landed.isSubset(of: reasons), "missing: \(landed.subtracting(reasons).sorted())")
@@ -242,7 +245,7 @@ private final class Answers: @unchecked Sendable {
 extension SubsAPITests {
     func testTheSameIdempotencyKeySentTwiceAtOnceWritesOnce() throws {
         let api = api()
-        let before = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil).grants.count
+        let before = try XCTUnwrap(try LocalStore(path: path).read(["trent"]).records.first ?? nil).grants.count
         let answers = Answers()
         let gate = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
@@ -262,7 +265,7 @@ extension SubsAPITests {
         let all = answers.all
         XCTAssertEqual(Set(all.values.map(\.status)), [201])
         XCTAssertEqual(Set(all.values.map(\.body)).count, 1, "every repeat gets the first answer")
-        let after = try XCTUnwrap(try LocalStore(path: path).lookup(["trent"]).records.first ?? nil).grants.count
+        let after = try XCTUnwrap(try LocalStore(path: path).read(["trent"]).records.first ?? nil).grants.count
         XCTAssertEqual(after, before + 1, "one grant for one key")
     }
 }

@@ -3,7 +3,9 @@
 
 import XCTest
 import Foundation
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsRemote
+@testable import SubsSource
 
 final class RemarksTests: XCTestCase {
     func testOrderIsKeptAndARepeatIsDropped() {

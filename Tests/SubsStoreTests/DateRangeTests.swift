@@ -4,8 +4,9 @@
 // reports a stored date plus a stored period that leaves the range.
 
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
-@testable import SubsKit
 
 final class DateRangeTests: XCTestCase {
     // MARK: - Parsing

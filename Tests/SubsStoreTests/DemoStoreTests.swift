@@ -2,7 +2,7 @@
 // stays free of anything that would make the demo unsafe or unreadable in a terminal.
 
 import Foundation
-import SubsKit
+import SubsStore
 import XCTest
 
 final class DemoStoreTests: XCTestCase {

@@ -3,8 +3,8 @@
 // store's still kills, through the disposition that was there before.
 
 import Foundation
-@testable import SubsKit
 import SubsSystem
+@testable import SubsStore
 import XCTest
 
 final class FileMappingTests: XCTestCase {
@@ -94,7 +94,7 @@ final class FileMappingTests: XCTestCase {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["SubsKitTests.FileMappingTests/testASigbusOutsideEveryStoreMappingStillKills"]
+        process.arguments = ["\(String(reflecting: Self.self))/testASigbusOutsideEveryStoreMappingStillKills"]
         var environment = ProcessInfo.processInfo.environment
         environment["SUBS_TEST_SIGBUS_CHILD"] = "1"
         environment["SWIFT_BACKTRACE"] = "enable=no"

@@ -4,8 +4,9 @@
 // and checks the answers, so a fast wrong shortcut fails too. No timing is asserted.
 
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
-@testable import SubsKit
 
 final class LinearWorkTests: XCTestCase {
     // MARK: - Aliases

@@ -2,7 +2,8 @@
 // (no SIGBUS); a stream that never ends is not read without end.
 
 import Foundation
-@testable import SubsKit
+@testable import SubsSystem
+@testable import SubsStore
 import XCTest
 
 final class MappedFileTests: XCTestCase {

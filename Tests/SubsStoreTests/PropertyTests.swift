@@ -6,7 +6,8 @@
 
 import Foundation
 import SubsJSON
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
 
 final class PropertyTests: XCTestCase {

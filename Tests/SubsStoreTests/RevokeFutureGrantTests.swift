@@ -3,7 +3,8 @@
 // revokedAt before their grantedAt. Revoke ends only the grants active at its instant.
 
 import Foundation
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
 
 final class RevokeFutureGrantTests: XCTestCase {
@@ -49,10 +50,10 @@ final class RevokeFutureGrantTests: XCTestCase {
                                                    ("g2", "2026-08-01T00:00:00Z", "2026-09-01T00:00:00Z")])
         let result = try revoke(store)
         XCTAssertEqual(result.customers.first?.grants.map(\.id), ["g1"])
-        let record = try XCTUnwrap(try store.lookup(["alice"]).records.first ?? nil)
+        let record = try XCTUnwrap(try store.read(["alice"]).records.first ?? nil)
         XCTAssertEqual(record.grants.map(\.revokedAt), [now, nil])
         // The scheduled grant still gives access in its own time.
-        let august = EntitlementRules.evaluate(record, catalog: try store.lookup([]).catalog, at: at("2026-08-15"))
+        let august = EntitlementRules.evaluate(record, catalog: try store.read([]).catalog, at: at("2026-08-15"))
         XCTAssertEqual(august.first?.isActive, true)
         XCTAssertEqual(august.first?.grantId, "g2")
         _ = _dir

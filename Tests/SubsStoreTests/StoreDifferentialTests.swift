@@ -3,8 +3,9 @@
 // in a test, never on the store path — then decoding the customer found by key or alias.
 
 import Foundation
-@testable import SubsKit
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
 
 final class StoreDifferentialTests: XCTestCase {

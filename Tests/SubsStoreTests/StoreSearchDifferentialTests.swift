@@ -3,9 +3,9 @@
 // (one or two terms) and the transactions' ids compared with every term at once (more).
 
 import Foundation
-import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
-@testable import SubsKit
 
 final class StoreSearchDifferentialTests: XCTestCase {
     private static let pieces = ["a", "B", "z", "0", "_", "-", "@", ".", "é", "É", "日本", "\"", "\\", "/", "\u{1}", " ",

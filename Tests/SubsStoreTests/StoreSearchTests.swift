@@ -4,8 +4,9 @@
 
 import Foundation
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 import XCTest
-@testable import SubsKit
 
 final class StoreSearchTests: XCTestCase {
     private var dir: String!

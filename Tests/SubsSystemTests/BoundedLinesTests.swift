@@ -2,7 +2,7 @@
 // over-long line stops it at once, and where the chunks are cut never changes the answer.
 
 import XCTest
-@testable import SubsKit
+@testable import SubsSystem
 
 final class BoundedLinesTests: XCTestCase {
     /// Every line of `bytes` handed over in chunks of `size`, or the problem met.

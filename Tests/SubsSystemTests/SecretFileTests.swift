@@ -6,7 +6,7 @@
 import Glibc
 #endif
 import XCTest
-@testable import SubsKit
+@testable import SubsSystem
 
 final class SecretFileTests: XCTestCase {
     private let me: uid_t = 4321

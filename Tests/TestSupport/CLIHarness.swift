@@ -3,8 +3,10 @@
 // (Binary: exit statuses, pipes, signals). Every test target reaches it through TestSupport.
 
 import Foundation
+import SubsModel
+import SubsRemote
+import SubsSource
 import SubsCLI
-import SubsKit
 
 /// What one run of `subs` printed and returned.
 public struct CLIResult {

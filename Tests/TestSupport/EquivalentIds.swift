@@ -3,7 +3,7 @@
 // spellings, so that every test of the rule meets many kinds of equivalence, not one café.
 
 import SubsJSON
-import SubsKit
+import SubsModel
 
 public enum EquivalentIds {
     /// Each row: spellings of one text that are canonically equivalent and differ in bytes.

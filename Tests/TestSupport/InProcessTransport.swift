@@ -5,7 +5,7 @@
 // suites, which this does not replace.
 
 import SubsHTTP
-import SubsKit
+import SubsRemote
 
 public struct InProcessTransport: HTTPTransport {
     public let handler: HTTPServer.Handler

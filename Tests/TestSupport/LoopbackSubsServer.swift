@@ -3,7 +3,9 @@
 
 import Foundation
 import SubsHTTP
-import SubsKit
+import SubsModel
+import SubsStore
+import SubsServer
 
 public final class LoopbackSubsServer {
     public let api: SubsAPI

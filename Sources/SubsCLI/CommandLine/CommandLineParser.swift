@@ -2,7 +2,7 @@
 // Structure first (command, options, values), then values by kind, then per-command rules,
 // then the global options with their environment and config file.
 
-import SubsKit
+import SubsModel
 
 public enum CommandLineParser {
     public static func parse(arguments: [String], environment: [String: String], now: Instant) throws -> ParseOutcome {

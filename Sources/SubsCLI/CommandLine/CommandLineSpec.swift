@@ -1,7 +1,7 @@
 // The one description of subs's command line (SPEC section 1). Parsing, help, the shell
 // completions and the man page's command and option lists are all generated from it.
 
-import SubsKit
+import SubsModel
 
 public enum CommandLineSpec {
     public static let abstract = "Inspect and manage customers' subscription status (entitlements)"

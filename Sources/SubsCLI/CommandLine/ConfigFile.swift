@@ -2,7 +2,8 @@
 // Which file is read, and what a broken one means (exit 78), is decided here.
 
 #if canImport(Glibc)
-import SubsKit
+import SubsSystem
+import SubsModel
 import Glibc
 #endif
 

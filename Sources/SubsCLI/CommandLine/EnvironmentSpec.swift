@@ -3,7 +3,8 @@
 // reads the environment by a name written anywhere else, and the man page's ENVIRONMENT
 // section and the README's list are generated from, or checked against, `documented`.
 
-import SubsKit
+import SubsStore
+import SubsProviders
 
 public struct EnvironmentVariable: Sendable {
     public typealias Store = @Sendable (String, inout GlobalOptions) throws -> Void

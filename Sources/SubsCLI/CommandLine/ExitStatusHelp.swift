@@ -3,7 +3,7 @@
 // man subs; these are its words for one command, so a script writer reads them where they look.
 // What a provider does not offer comes from ProviderMatrix, never from a list written here.
 
-import SubsKit
+import SubsProviders
 
 enum ExitStatusHelp {
     /// The failures of the store and the remote every command that reads customers may meet,

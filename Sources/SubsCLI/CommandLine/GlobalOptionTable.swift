@@ -3,7 +3,7 @@
 // where its checked value lands in `GlobalOptions`. Adding a global option is one entry here
 // and its field in `GlobalOptions`; parser, resolver, config file and documentation follow.
 
-import SubsKit
+import SubsProviders
 
 /// One global option and how its value, already checked against its kind, is stored.
 struct GlobalOption: Sendable {

@@ -3,7 +3,7 @@
 // A bad value from the environment or the config file is a configuration error (78); the
 // parser has already refused a bad flag (64).
 
-import SubsKit
+import SubsModel
 
 enum GlobalOptionsResolver {
     /// `flags`: the global options given on the command line (aliases already turned into the

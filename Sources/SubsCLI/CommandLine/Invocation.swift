@@ -1,7 +1,10 @@
 // What the parser hands to a command: the command, resolved global options, its own options
 // and positional arguments. Parser (CommandLine/) and commands (Commands/) meet only here.
 
-import SubsKit
+import SubsModel
+import SubsStore
+import SubsRemote
+import SubsProviders
 
 public enum CommandName: String, CaseIterable, Sendable {
     case check, grant, revoke, history
@@ -27,7 +30,7 @@ public enum ColorMode: String, CaseIterable, Sendable {
 }
 
 /// Where the customers are (`--provider`): the store or subs serve, or a platform's API — one of
-/// the providers registered in SubsKit (`ProviderDescriptor.registered`), named by its word.
+/// the providers registered in SubsProviders (`ProviderDescriptor.registered`), named by its word.
 public struct Provider: RawRepresentable, CaseIterable, Equatable, Sendable {
     public let descriptor: ProviderDescriptor
 

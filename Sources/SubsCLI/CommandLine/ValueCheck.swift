@@ -1,7 +1,8 @@
 // Validation of one option value or argument by its kind. The same check serves flags (exit 64),
 // environment variables and the config file (exit 78); only the wording around it differs.
 
-import SubsKit
+import SubsModel
+import SubsRemote
 
 struct ValueProblem: Error, Equatable {
     /// What is wrong, without saying where: "'xml' is not one of table, json, jsonl, tsv".

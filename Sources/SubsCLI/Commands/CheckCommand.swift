@@ -1,6 +1,8 @@
 // `subs check USER...`: the entitlement status of one or more customers.
 
-import SubsKit
+import SubsModel
+import SubsRemote
+import SubsSource
 
 enum CheckCommand {
     private typealias Options = CommandLineSpec.Options

@@ -1,7 +1,12 @@
 // Dispatch from a parsed invocation to its command, and what commands share: where the data
 // comes from, the users named on the command line or stdin, and failures turned into statuses.
 
-import SubsKit
+import SubsSystem
+import SubsModel
+import SubsStore
+import SubsRemote
+import SubsSource
+import SubsProviders
 
 public enum Commands {
     public static func run(_ invocation: Invocation, context: Context) -> ExitCode {

@@ -1,7 +1,7 @@
 // Hidden `subs __complete customers|entitlements [PREFIX]`: ids for the shell completion
 // scripts. Quiet on failure: a completion must never print errors into the user's prompt.
 
-import SubsKit
+import SubsModel
 
 enum CompleteCommand {
     static func run(_ invocation: Invocation, _ context: Context) -> ExitCode {

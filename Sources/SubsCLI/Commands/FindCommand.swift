@@ -2,7 +2,8 @@
 // alias, or (--attribute) an attribute's value names, with how each matched and what it has.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsSource
 
 enum FindCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {

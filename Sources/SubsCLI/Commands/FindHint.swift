@@ -3,7 +3,8 @@
 // looks like something a support agent is handed instead of an id (an email, an order or
 // transaction id) and the source can search that kind of term.
 
-import SubsKit
+import SubsModel
+import SubsSource
 
 enum FindHint {
     static func notFound(_ customer: ID, source: CustomerSource, nearby: NearbyCustomers? = nil) -> CommandFailure {

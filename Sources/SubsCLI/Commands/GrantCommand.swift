@@ -2,7 +2,8 @@
 // safely through the seam, answered with the entitlement's status after the write.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsSource
 
 enum GrantCommand {
     private typealias Options = CommandLineSpec.Options

@@ -1,7 +1,9 @@
 // `subs history USER...`: everything that happened to a customer, oldest first.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsRemote
+import SubsSource
 
 enum HistoryCommand {
     private typealias Options = CommandLineSpec.Options

@@ -2,7 +2,8 @@
 // reads the ids from standard input.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsRemote
 
 enum RenewCountCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {

@@ -5,9 +5,10 @@
 import Glibc
 #endif
 import Foundation
-import SubsHTTP
-import SubsKit
 import SubsSystem
+import SubsHTTP
+import SubsStore
+import SubsServer
 
 enum ServeCommand {
     private typealias Options = CommandLineSpec.Options

@@ -1,6 +1,6 @@
 // Customer ids read from standard input for `-`: a stream of lines with bounded memory.
 
-import SubsKit
+import SubsSystem
 #if canImport(Glibc)
 import Glibc
 #endif

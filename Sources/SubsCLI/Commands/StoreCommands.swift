@@ -1,7 +1,7 @@
 // `subs store init [--demo]` and `subs store validate`.
 
 import SubsJSON
-import SubsKit
+import SubsStore
 
 enum StoreCommands {
     static let emptyStore = "{\n  \"schemaVersion\": 1,\n  \"products\": {},\n  \"customers\": {}\n}\n"

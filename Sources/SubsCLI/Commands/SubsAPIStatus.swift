@@ -1,7 +1,7 @@
 // The exit status of a `subs serve` error answer: the one the same command gives on a local
 // store (SPEC section 6 table), so that a script behaves alike against a file and a server.
 
-import SubsKit
+import SubsProviders
 
 extension Commands {
     static func exitCode(for refusal: SubsAPIError) -> ExitCode {

@@ -1,6 +1,8 @@
 // `subs completion bash`: a bash completion function generated from CommandLineSpec.
 // Works without the bash-completion package; bash splits `--opt=value` at '=', handled below.
 
+import SubsModel
+
 enum BashCompletion {
     static func script() -> String {
         let valueNames = CompletionModel.valueOptions.map(\.longName).joined(separator: "|")

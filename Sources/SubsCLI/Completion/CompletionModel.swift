@@ -1,6 +1,8 @@
 // What the three completion scripts complete, read off CommandLineSpec once, so that bash, zsh
 // and fish offer the same commands, options and values.
 
+import SubsModel
+
 /// How one value (an option's or a positional argument's) is completed.
 enum CompletionAction: Equatable {
     case nothing

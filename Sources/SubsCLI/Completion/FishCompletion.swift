@@ -1,6 +1,8 @@
 // `subs completion fish`: `complete` lines generated from CommandLineSpec, plus helpers that
 // find the command and the positional index on the command line.
 
+import SubsModel
+
 enum FishCompletion {
     static func script() -> String {
         let valueNames = CompletionModel.valueOptions.map(\.longName).joined(separator: " ")

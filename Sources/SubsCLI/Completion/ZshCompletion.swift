@@ -1,6 +1,8 @@
 // `subs completion zsh`: a zsh completion function (`_subs`) generated from CommandLineSpec,
 // with descriptions for commands and options.
 
+import SubsModel
+
 enum ZshCompletion {
     static func script() -> String {
         let valueNames = CompletionModel.valueOptions.map(\.longName).joined(separator: " ")

@@ -4,7 +4,8 @@
 // Scripts and agents discover subs from it; docs/reference.md documents its shape.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsProviders
 
 enum CommandLineDocument {
     /// Bumped when a key changes meaning or goes away (adding keys does not bump it).

@@ -6,7 +6,6 @@
 // in ExitCode.meanings. `resolve` fails on an unknown name; `render` leaves such
 // markup as written, which the tests of every generated text reject.
 
-import SubsKit
 
 enum ProseMarkup {
     enum Target {

@@ -3,7 +3,9 @@
 // the man page's PROVIDERS list, docs/providers.md's capability lines, the exit status 64 texts of
 // `subs help` and `commands --json` all read it, so none can say what the code does not.
 
-import SubsKit
+import SubsModel
+import SubsSource
+import SubsProviders
 
 enum ProviderMatrix {
     /// Every API of every registered provider, in `--provider` order.

@@ -1,7 +1,7 @@
 // man/subs.1 in mdoc: commands and options from CommandLineSpec, the rest from ManProse.
 // `ManPage.render()` is compared with the committed file by a test (SUBS_RECORD=1 re-records).
 
-import SubsKit
+import SubsModel
 
 public enum ManPage {
     public static func render() -> String {

@@ -1,7 +1,8 @@
 // The man page's prose: what CommandLineSpec cannot say (rules, documents, statuses, files).
 // Plain text; ManPage escapes it and puts one sentence on each line, as mdoc wants.
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 enum ManProse {
     static let date = "November 22, 2026"

@@ -13,7 +13,8 @@
 // are dropped, and what still does not fit becomes blocks.
 
 import SubsJSON
-import SubsKit
+import SubsSystem
+import SubsModel
 
 struct CheckResult: CommandResult {
     var customers: [Asked<CustomerStatus>]

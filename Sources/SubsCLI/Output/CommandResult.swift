@@ -2,7 +2,8 @@
 // table, so that the formats never disagree. `Output.render` turns it into text in one place.
 
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsRemote
 
 protocol CommandResult {
     /// `--format json`: one document, or (several customers, `-`) an array of them.

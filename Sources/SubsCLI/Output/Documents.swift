@@ -2,7 +2,7 @@
 // always present (null when empty), in a fixed order. Tables are rendered from the same results.
 
 import SubsJSON
-import SubsKit
+import SubsModel
 
 enum Documents {
     static func date(_ instant: Instant?) -> JSONValue {

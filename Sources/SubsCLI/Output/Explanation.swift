@@ -3,7 +3,7 @@
 // worth knowing (a free trial, sandbox, family sharing, an offer code) and every other active
 // source, so "why am I still being charged?" is answered here. Words from `Wording`.
 
-import SubsKit
+import SubsModel
 
 enum Explanation {
     static func sentence(for e: EntitlementInfo) -> String? {

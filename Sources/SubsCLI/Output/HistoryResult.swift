@@ -7,7 +7,7 @@
 // JSONL and TSV hold the entries only — what the records say, never a derived milestone.
 
 import SubsJSON
-import SubsKit
+import SubsModel
 
 /// One customer's history as asked.
 struct CustomerHistory {

@@ -1,6 +1,6 @@
 // How output looks on this run: colour, terminal niceties, width, and "now" for relative dates.
 
-import SubsKit
+import SubsModel
 
 struct OutputStyle {
     var format: OutputFormat

@@ -3,7 +3,6 @@
 // `less -FRX`; `cat` or empty: none; `--no-pager`), never when stdout is not a terminal and
 // never with -q; and error lines on a terminal wrap at its width on word boundaries.
 
-import SubsKit
 import SubsSystem
 
 /// stdout held back while a command runs, to go through the pager or straight out at the end.

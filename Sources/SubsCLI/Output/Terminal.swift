@@ -1,7 +1,7 @@
 // Terminal safety: data never drives the terminal, never reorders or hides text, and a huge value
 // never floods a message.
 
-import SubsKit
+import SubsModel
 
 public enum Terminal {
     /// Escapes what must not reach a terminal raw: every control character (C0, DEL, C1, and so

@@ -7,7 +7,7 @@
 // that is not enough, or the terminal is narrower than `blockLayoutBelow`, every row becomes a
 // block of `label: value` lines. Piped, a table is never cut or wrapped: one line per row.
 
-import SubsKit
+import SubsModel
 
 struct Cell {
     var text: String

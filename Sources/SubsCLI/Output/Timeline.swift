@@ -4,7 +4,7 @@
 // ended". Entries say what the records say; lookups across entries (the period a refund took
 // back, the product an event's chain was on) only add the dates and names that explain it.
 
-import SubsKit
+import SubsModel
 
 struct Timeline {
     private let catalog: Catalog?

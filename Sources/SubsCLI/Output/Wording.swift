@@ -3,7 +3,7 @@
 // word for the same thing everywhere — "grace period", "won't renew", "refunded" — never an API
 // word such as `gracePeriod` or `nonRenewable`.
 
-import SubsKit
+import SubsModel
 
 enum Wording {
     /// `2026-03-01`: the dates of sentences.

@@ -13,7 +13,7 @@ public struct Product: Equatable, Sendable {
     /// Subscriptions only; defaults to P60D.
     public var billingRetryPeriod: ISODuration
     /// Whether the store states billingRetryPeriod (the default is not checked against far dates).
-    var billingRetryPeriodIsStored = false
+    package var billingRetryPeriodIsStored = false
 
     public static let defaultBillingRetryPeriod = ISODuration(days: 60)
 

@@ -36,12 +36,23 @@ public struct ChangedCustomer: Sendable {
     public var grants: [Grant]
     /// The customer did not exist and was created (`--create`).
     public var created: Bool
+
+    package init(record: CustomerRecord, grants: [Grant], created: Bool) {
+        self.record = record
+        self.grants = grants
+        self.created = created
+    }
 }
 
 public struct ChangeResult: Sendable {
     public var catalog: Catalog
     /// One per distinct customer, in the order they were named.
     public var customers: [ChangedCustomer]
+
+    package init(catalog: Catalog, customers: [ChangedCustomer]) {
+        self.catalog = catalog
+        self.customers = customers
+    }
 }
 
 public enum ChangeError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -51,7 +51,7 @@ public enum MatchKind: String, CaseIterable, Comparable, Sendable {
     /// The attributes a `displayName` match reads.
     public static let displayNameKeys = ["$displayName", "name"]
 
-    var rank: Int { MatchKind.allCases.firstIndex(of: self)! }
+    package var rank: Int { MatchKind.allCases.firstIndex(of: self)! }
 
     public static func < (a: MatchKind, b: MatchKind) -> Bool { a.rank < b.rank }
 }

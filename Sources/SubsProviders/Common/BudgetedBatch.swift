@@ -3,6 +3,9 @@
 // that error (`StatusAnswer.unanswered`; the CLI says it and exits 69), and nothing is answered
 // from part of a customer's data. A spent budget sends nothing more, so the rest end at once.
 
+import SubsModel
+import SubsRemote
+
 enum BudgetedBatch {
     /// `answer` for each id in order, a customer's raw answers given back to the byte budget once
     /// its answer is made (a status is small beside them). When the budget leaves no customer

@@ -3,6 +3,8 @@
 // must not keep granting access that has ended since. RevenueCat's SDKs do the same once an
 // answer is more than a few days old; subs does it for every cached answer.
 
+import SubsModel
+
 extension EntitlementInfo {
     /// The entitlement of a cached answer, as it stands at `now`: access whose end (the grace
     /// period's end while in one, else the expiration) is at or before `now` has expired.

@@ -3,6 +3,8 @@
 // calls access holds only from the record's start until its end, never before its first purchase
 // (a projection must not invent access the customer did not have yet) nor at or after its end.
 
+import SubsModel
+
 public enum Projection {
     /// Where the record says the entitlement began: its start, else its first paid purchase,
     /// else its latest purchase (all a vendor may tell, IAPHUB's current period say).

@@ -3,6 +3,10 @@
 // it is asked of the very source the API's base URL makes — its `capabilities`, its
 // `whyNotOffered` sentences and its `searchableKinds` — so the docs cannot say what the code does not.
 
+import SubsModel
+import SubsRemote
+import SubsSource
+
 /// One API of a provider: RevenueCat's v1 and v2 are two, selected by the base URL.
 public struct ProviderAPI: Sendable {
     /// How the docs name it ("RevenueCat API v1").

@@ -4,6 +4,10 @@
 // What a source can do (history, grants…) is its `capabilities`, since it depends on the API
 // version the base URL names.
 
+import SubsModel
+import SubsRemote
+import SubsSource
+
 /// A setting only one provider reads: a global option (`--iaphub-platform`, which the config
 /// file and its environment variable may also set) or an environment variable alone
 /// (`SUBS_IAPHUB_ENVIRONMENT`). The command line declares, checks and documents it from here;

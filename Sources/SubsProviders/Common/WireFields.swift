@@ -4,6 +4,8 @@
 // said it, since users and tests read those messages.
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// How a provider's messages name the JSON types it expected.
 public struct WireWords: Sendable {

@@ -5,6 +5,8 @@
 // cannot parse, so it never hides the others. Wire facts: shared/reference/iaphub-api.md.
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// One entry of `activeProducts` (or `productsForSale`), the fields subs reads. Unknown fields
 /// are ignored; absent or null booleans are false; dates are whole seconds (IAPHUB sends

@@ -2,6 +2,8 @@
 // purchase is one store transaction; an auto-renewable subscription's purchases share their
 // `originalPurchase`, the chain's first purchase. Pure (fuzzed with the listing's decoder).
 
+import SubsModel
+
 public enum IAPHUBPurchaseHistory {
     /// Purchases oldest first; equal dates keep the listing's order.
     static func oldestFirst(_ purchases: [IAPHUBPurchase]) -> [IAPHUBPurchase] {

@@ -6,6 +6,8 @@
 // the others. Pure (fuzzed: Fuzz/iaphub-purchases).
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// One element of `list`: the fields subs reads (README, "IAPHUB").
 public struct IAPHUBPurchase: Equatable, Sendable {

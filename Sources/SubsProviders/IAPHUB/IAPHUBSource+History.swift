@@ -4,6 +4,10 @@
 // within the command's one --timeout budget (RemoteBudget) and up to `pageCap` pages (paced under IAPHUB's 5 requests a second
 // by the transport).
 
+import SubsModel
+import SubsRemote
+import SubsSource
+
 extension IAPHUBSource {
     /// At most this many pages of 100 purchases are read: past it the answer says it is incomplete.
     public static let pageCap = 20

@@ -4,6 +4,9 @@
 // (IAPHUBSource+History.swift); IAPHUB offers no manual grants: those are "not offered" (exit 64).
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 public struct IAPHUBSource: CustomerSource {
     public let client: RemoteClient

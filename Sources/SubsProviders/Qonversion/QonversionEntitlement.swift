@@ -3,6 +3,8 @@
 // entitlement mapped field by field to EntitlementInfo. Pure: no network, no clock (fuzzed).
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// An answer that is not what v3 defines, with where (`data[2].expires`).
 public typealias QonversionDecodeError = WireFormatError

@@ -2,6 +2,8 @@
 // Only what the purchases say: v4 shows no refund, no trial and no cancellation on a purchase,
 // so none is ever invented. Pure (fuzzed with the v4 decoders).
 
+import SubsModel
+
 public enum QonversionPurchaseHistory {
     /// The chain a purchase belongs to: the store's own key (original transaction id, Play
     /// purchase token, Stripe subscription id), else — the store data naming none — its platform

@@ -4,6 +4,9 @@
 // transactions, renewal counts, lifetime grants or dry runs: those are "not offered" (69).
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 /// A USER resolved: its Qonversion user id, and the alias shown for it (that id, when USER was an identity).
 /// `userId` only names the user in URLs; the alias is an id of the record.

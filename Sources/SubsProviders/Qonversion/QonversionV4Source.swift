@@ -4,6 +4,9 @@
 // `renew-count`. Every v4 endpoint needs the secret key.
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 public struct QonversionV4Source: CustomerSource {
     /// At most this many pages of a list are read (100 purchases a page asked, fewer when the API

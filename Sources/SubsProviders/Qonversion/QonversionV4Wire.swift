@@ -3,6 +3,8 @@
 // expires_at as RFC 3339), and a purchase. Decoded strictly from bytes; pure (fuzzed).
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// One page of a v4 list: `{"object": "list", "has_more", "next_cursor", "data": [...]}`.
 public struct QonversionPage<Item: Equatable & Sendable>: Equatable, Sendable {

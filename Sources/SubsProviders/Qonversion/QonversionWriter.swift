@@ -6,6 +6,9 @@
 // refusal, said in its words (exit 65).
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 /// What a write needs of one API version.
 struct QonversionWriteAPI {

@@ -2,6 +2,8 @@
 // section 6 (provider `revenuecat`) says, evaluated at T (the answer's request_date, or --at as
 // a projection of the same record), and the history v1 can tell.
 
+import SubsModel
+
 public enum RevenueCatMapping {
     /// Whether this answer is a subscriber RevenueCat created on this very GET (a GET creates
     /// unknown app user ids): nothing bought or granted, and first seen within 60 s of the

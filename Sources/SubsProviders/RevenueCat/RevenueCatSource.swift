@@ -4,6 +4,9 @@
 // renewal counts and no transaction list, and answers today's record only (--at projects it).
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 /// What RevenueCat answered that is not a subscriber: `customerNotFound`/`notFound` are
 /// `.notFound` (exit 3), `rejected` is `.refused` (exit 65).

@@ -7,6 +7,8 @@
 // Wire facts: shared/reference/revenuecat-api-v1.yaml (components.schemas.Subscriber).
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// The answer is not the documented shape: where (a JSON path, "" for the whole body) and what.
 public typealias RevenueCatFormatError = WireFormatError

@@ -7,6 +7,9 @@
 // the N+1 of a search, bounded: `matchCap` customers a term, within one --timeout budget.
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 extension RevenueCatV2Source {
     /// Customers described a term at most (each costs three requests); past it a note says more match.

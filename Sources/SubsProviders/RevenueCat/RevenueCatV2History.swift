@@ -3,6 +3,8 @@
 // each one-time purchase. v2 marks no refund, trial or billing issue on a transaction, so none is
 // invented: what it cannot show is said once, in the answer's incomplete reason.
 
+import SubsModel
+
 extension RevenueCatV2Mapping {
     /// Entries dated by until (its whole second), oldest first (ties keep the order: subscriptions, then purchases).
     public static func history(_ r: RevenueCatV2Record, until: Instant) -> [HistoryEntry] {

@@ -4,6 +4,7 @@
 // guessed; the README lists each field read and what it cannot show.
 
 import SubsJSON
+import SubsModel
 
 /// Everything subs asked RevenueCat v2 about one customer.
 public struct RevenueCatV2Record: Sendable {

@@ -8,6 +8,9 @@
 // `check` answers nothing from part of a customer's data.
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 public struct RevenueCatV2Source: CustomerSource {
     /// Pages read of one list at most (100 items a page): past it the answer says it is partial.

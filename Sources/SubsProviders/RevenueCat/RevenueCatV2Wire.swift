@@ -6,6 +6,8 @@
 // a body that is not the object at all is a `WireFormatError` naming the JSON path.
 
 import SubsJSON
+import SubsModel
+import SubsSource
 
 /// `Customer` (GET /customers/{id}, and each item of a customer search).
 public struct RevenueCatV2Customer: Equatable, Sendable {

@@ -6,6 +6,9 @@
 // client's): a page it has no time or bytes left for is not asked, and a note says so.
 
 import SubsJSON
+import SubsModel
+import SubsRemote
+import SubsSource
 
 extension RemoteRecordStore {
     /// The most matches one page may hold (the server's bound; it may send fewer, by bytes).

@@ -3,6 +3,10 @@
 // local file, so both print the same for the same data.
 
 import SubsJSON
+import SubsModel
+import SubsStore
+import SubsRemote
+import SubsSource
 
 public struct RemoteRecordStore: RecordStore {
     public let client: RemoteClient
@@ -105,7 +109,7 @@ public struct RemoteRecordStore: RecordStore {
             let latest = ofEntitlement.compactMap(\.revokedAt).max()
             grants = ofEntitlement.filter { latest != nil && $0.revokedAt == latest }
         }
-        let created = answer.response.header(SubsAPI.createdHeader) == "true"
+        let created = answer.response.header(StoredRecord.createdHeader) == "true"
         return ChangeResult(catalog: decoded.catalog,
                             customers: [ChangedCustomer(record: record, grants: grants, created: created)])
     }

@@ -5,6 +5,7 @@
 // wrong (WrongBaseURL), anything else is a protocol error.
 
 import SubsJSON
+import SubsRemote
 
 public struct SubsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The URL asked, as shown in messages (no secrets).

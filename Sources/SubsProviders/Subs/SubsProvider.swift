@@ -1,5 +1,7 @@
 // Provider `subs`: the local store without --remote, `subs serve` with it (no key needed).
 
+import SubsSource
+
 extension ProviderDescriptor {
     public static let subs = ProviderDescriptor(name: "subs", needsKey: false, manual: """
         With {flag:--provider} subs the base URL is the address of subs serve, with or without /v1; every \

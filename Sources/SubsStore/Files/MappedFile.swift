@@ -7,7 +7,7 @@ import Glibc
 #endif
 import SubsSystem
 
-final class MappedFile {
+package final class MappedFile {
     let path: String
     let bytes: UnsafeRawBufferPointer
     /// The mapping `bytes` lies in (a truncation under it gives zeros, not SIGBUS), when mapped.
@@ -176,7 +176,7 @@ final class MappedFile {
     /// Runs `body`, which reads these bytes; an error or a result that came from a file that
     /// changed meanwhile becomes `changedError` (zeros read in place of a lost page make any
     /// kind of error).
-    func reading<T>(_ body: () throws -> T) throws -> T {
+    package func reading<T>(_ body: () throws -> T) throws -> T {
         let result: T
         do {
             result = try body()
@@ -257,7 +257,7 @@ final class MappedFile {
     static func readStream(fd: Int32, path: String, limit: Int = streamLimit) throws -> UnsafeMutableRawBufferPointer {
         let read: StreamRead
         do {
-            read = try SubsKit.readStream(fd, limit: limit, stopAfter: neverInJSON)
+            read = try SubsSystem.readStream(fd, limit: limit, stopAfter: neverInJSON)
         } catch let error as StreamReadError {
             throw StoreError.unreadable(path: path, reason: errorText(error.code))
         }
@@ -296,9 +296,4 @@ final class MappedFile {
         default: return .unreadable(path: path, reason: errorText(code))
         }
     }
-}
-
-/// strerror in the lowercase of our messages ("no space left on device").
-public func errorText(_ code: Int32) -> String {
-    String(cString: strerror(code)).lowercased()
 }

@@ -5,6 +5,7 @@
 
 import Foundation
 import SubsJSON
+import SubsModel
 
 // Shared with one helper thread: its queue and results are guarded by `condition`; the catalog is set before the helper starts.
 final class EarlyDecoder: @unchecked Sendable {

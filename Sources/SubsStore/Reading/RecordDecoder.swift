@@ -2,9 +2,12 @@
 // collecting every schema problem with its JSON path instead of stopping at the first.
 
 import SubsJSON
+import SubsModel
 
-struct RecordDecoder {
-    private(set) var problems: [StoreProblem] = []
+package struct RecordDecoder {
+    package private(set) var problems: [StoreProblem] = []
+
+    package init() {}
 
     mutating func problem(_ path: @autoclosure () -> String, _ message: @autoclosure () -> String) {
         problems.append(StoreProblem(path: path(), message: message()))
@@ -12,7 +15,7 @@ struct RecordDecoder {
 
     // MARK: - Catalog
 
-    mutating func catalog(_ value: JSONValue?, path: String = "products") -> Catalog {
+    package mutating func catalog(_ value: JSONValue?, path: String = "products") -> Catalog {
         guard let value else {
             problem(path, "required")
             return Catalog([])
@@ -53,7 +56,7 @@ struct RecordDecoder {
 
     // MARK: - Customer
 
-    mutating func customer(id: ID, _ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> CustomerRecord? {
+    package mutating func customer(id: ID, _ value: JSONValue, catalog: Catalog, path: @autoclosure () -> String) -> CustomerRecord? {
         guard let fields = object(value, path()) else { return nil }
         var record = CustomerRecord(id: id)
         if let aliases = fields["aliases"], let list = array(aliases, JSONPath.member(path(), "aliases")) {

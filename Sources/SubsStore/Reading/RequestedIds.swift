@@ -1,8 +1,9 @@
 // The ids a command asked for, matched against raw key bytes during a scan without allocating.
 
 import SubsJSON
+import SubsModel
 
-struct RequestedIds {
+package struct RequestedIds {
     let ids: [[UInt8]]
     private var byHash: [UInt64: [Int]] = [:]
 
@@ -33,7 +34,7 @@ struct RequestedIds {
     }
 
     /// FNV-1a: fast, and good enough to bucket a few ids.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf29ce484222325
         for b in bytes {
             h = (h ^ UInt64(b)) &* 0x100000001b3

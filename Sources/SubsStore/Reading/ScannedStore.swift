@@ -2,11 +2,12 @@
 // catalog and the customer records asked for.
 
 import SubsJSON
+import SubsModel
 
 /// A scanned, JSON-valid store held in memory (mapped), with the spans of what was asked for.
-struct ScannedStore {
+package struct ScannedStore {
     let path: String
-    let file: MappedFile
+    package let file: MappedFile
     let index: StoreIndexVisitor
 
     var bytes: UnsafeRawBufferPointer { file.bytes }

@@ -2,12 +2,13 @@
 // command needs — the catalog, the top-level fields, and the customers it asked for.
 
 import SubsJSON
+import SubsModel
 
 /// Where one customer record stands in the store bytes.
-struct CustomerSpan {
+package struct CustomerSpan {
     /// Offset of the key's opening quote, and the key itself (decoded).
-    var keyOffset: Int
-    var id: ID
+    package var keyOffset: Int
+    package var id: ID
     /// The record's value (its `{...}`).
     var range: Range<Int>
 }

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import SubsJSON
 import SubsSystem
+import SubsModel
 
 /// The terms, prepared for comparisons with raw store bytes.
 struct SearchTerms {
@@ -35,9 +36,9 @@ struct SearchTerms {
 }
 
 /// One customer found by a term, and the best kind of match seen so far.
-struct SearchHit {
-    var span: CustomerSpan
-    var kind: MatchKind
+package struct SearchHit {
+    package var span: CustomerSpan
+    package var kind: MatchKind
 }
 
 struct StoreSearchVisitor: JSONScanVisitor {

@@ -1,6 +1,8 @@
 // `store validate`: every problem of the whole store, one customer materialised at a time.
 
 import SubsJSON
+import SubsSystem
+import SubsModel
 
 public enum StoreValidator {
     /// All schema problems of the store in document order (empty: valid). Throws `StoreError`

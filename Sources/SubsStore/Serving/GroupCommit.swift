@@ -2,11 +2,12 @@
 // each write from its edits.
 
 import Foundation
+import SubsModel
 
 /// Group commit: a POST joins the queue; whoever finds no commit under way commits everything
 /// queued in one write (each request succeeding or failing on its own), and goes on while more
 /// arrived meanwhile. Fifty concurrent grants cost a few rewrites of the store, not fifty.
-final class GroupCommit: @unchecked Sendable {
+package final class GroupCommit: @unchecked Sendable {
     private let store: LocalStore
     private let served: ServedStore
     private let clock: any Clock
@@ -23,13 +24,13 @@ final class GroupCommit: @unchecked Sendable {
         init(_ request: ChangeRequest) { self.request = request }
     }
 
-    init(store: LocalStore, served: ServedStore, clock: any Clock) {
+    package init(store: LocalStore, served: ServedStore, clock: any Clock) {
         self.store = store
         self.served = served
         self.clock = clock
     }
 
-    func submit(_ request: ChangeRequest) -> Result<StoredRecord, Error> {
+    package func submit(_ request: ChangeRequest) -> Result<StoredRecord, Error> {
         let job = Job(request)
         lock.lock()
         pending.append(job)

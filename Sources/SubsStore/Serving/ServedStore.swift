@@ -23,6 +23,7 @@ import Glibc
 import Foundation
 import SubsJSON
 import SubsSystem
+import SubsModel
 
 /// What the served version must match to answer: the store file as it is on disk. (The
 /// journal's identity and size join it when the journal comes: a grown journal is a change.)
@@ -81,7 +82,7 @@ public final class ServedStore: @unchecked Sendable {
     }
 
     /// What a read without waiting found.
-    enum Lookup {
+    package enum Lookup {
         case found(StoredCustomer)
         case notFound
         case failure(Error)
@@ -93,7 +94,7 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The customer `id` names, from the version indexed now when it is the file on disk: never
     /// scans, never waits for a scan or a lock held long.
-    func customerWithoutWaiting(_ id: ID) -> Lookup {
+    package func customerWithoutWaiting(_ id: ID) -> Lookup {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .wait }
         let onDisk = DiskState(store: FileIdentity(info))
@@ -111,7 +112,7 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The customer `id` names (id, else an alias of exactly one customer) as stored; nil when
     /// none. Waits for the version of the file on disk. Throws the store's errors.
-    func customer(_ id: ID) throws -> StoredCustomer? {
+    package func customer(_ id: ID) throws -> StoredCustomer? {
         let version = try current()
         do {
             return try version.customerIndex(id, path: path).map { try version.customer($0, path: path) }
@@ -253,36 +254,5 @@ public final class ServedStore: @unchecked Sendable {
         if version === provisional { version = result.version }
         state.broadcast()
         return true
-    }
-}
-
-/// What tells one version of a file from the next: inode, size and modification time.
-struct FileIdentity: Equatable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let modified: Int64
-    let modifiedNanoseconds: Int64
-
-    init(path: String) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw MappedFile.openError(path: path, errno: errno) }
-        self.init(info)
-    }
-
-    init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modified = Int64(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
-    }
-}
-
-extension StoreError {
-    /// The store was truncated or rewritten while it was being read (a retry reads the new one).
-    var isChangedWhileReading: Bool {
-        if case .unreadable(_, let reason) = self { return reason == MappedFile.changedReason }
-        return false
     }
 }

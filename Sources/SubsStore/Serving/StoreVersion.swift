@@ -11,59 +11,19 @@
 import Glibc
 #endif
 import SubsJSON
-
-/// One version of the store file, open for reading (`pread`). Closed with the last reference.
-final class RecordFile: @unchecked Sendable {
-    let fd: Int32
-    let identity: FileIdentity
-
-    init(fd: Int32, identity: FileIdentity) {
-        self.fd = fd
-        self.identity = identity
-    }
-
-    deinit { close(fd) }
-
-    /// The bytes at `range`. A file shorter than that, or rewritten in place since the version
-    /// was indexed (its size or time changed), is the store's "changed while reading" error.
-    func read(_ range: Range<Int>, path: String) throws -> [UInt8] {
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, count in
-            var done = 0
-            while done < range.count {
-                let n = pread(fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { failed = true; break }
-                done += n
-            }
-            count = done
-        }
-        var now = stat()
-        guard !failed, fstat(fd, &now) == 0, FileIdentity(now) == identity else {
-            throw StoreError.unreadable(path: path, reason: MappedFile.changedReason)
-        }
-        return bytes
-    }
-}
-
-/// What a write the server made did to the store: the version it was made from, the new
-/// version (open), and the edits as written (old byte ranges, new bytes).
-struct CommitReport {
-    let base: FileIdentity
-    let written: RecordFile
-    let edits: [Splice]
-}
+import SubsSystem
+import SubsModel
 
 /// A customer's record as it stands in the store, and the member to leave out of an answer.
-struct StoredCustomer {
-    let id: ID
+package struct StoredCustomer {
+    package let id: ID
     /// The record's bytes, `{` to `}`, as stored (any formatting).
-    let record: [UInt8]
+    package let record: [UInt8]
     /// The record's own `id` member with one comma beside it (offsets in `record`): the
     /// answer's `id` is the customer's key, as it always was.
-    let idMember: Range<Int>?
+    package let idMember: Range<Int>?
     /// The catalog of its version, compact.
-    let products: [UInt8]
+    package let products: [UInt8]
 }
 
 /// What the check of every record of a version found (see `StoreVersion.checks`).

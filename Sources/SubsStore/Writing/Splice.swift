@@ -2,6 +2,7 @@
 // place it stands, and every other byte of the store is copied unchanged.
 
 import SubsJSON
+import SubsModel
 
 struct Splice {
     /// Bytes `range` of the old store are replaced by `bytes`.

@@ -3,6 +3,7 @@
 // the store, and put the copy in place atomically. Batches are one write: all or nothing.
 
 import SubsJSON
+import SubsModel
 
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,6 @@
 
 import XCTest
 @testable import SubsCLI
-import SubsKit
 
 final class ConfigTests: XCTestCase {
     var directory = ""

@@ -3,8 +3,9 @@
 // environment variable subs reads is declared once and documented in the man page and README.
 
 import XCTest
+import SubsStore
+import SubsProviders
 @testable import SubsCLI
-import SubsKit
 
 final class OptionTableTests: XCTestCase {
     /// A valid value of each kind, other than the option's default where there is a choice.
@@ -167,10 +168,11 @@ final class OptionTableTests: XCTestCase {
     }
 
     /// No variable is read by a name written outside the declarations: SubsCLI reads the
-    /// environment only through EnvironmentSpec and the options' specs, and SubsKit not at all.
+    /// environment only through EnvironmentSpec and the options' specs, and the libraries not at all.
     func testNothingReadsTheEnvironmentAdHoc() throws {
         let manager = FileManager.default
-        for target in ["SubsCLI", "SubsKit"] {
+        for target in ["SubsCLI", "SubsServer", "SubsProviders", "SubsSource", "SubsRemote", "SubsStore", "SubsModel",
+                       "SubsHTTP", "SubsSystem", "SubsJSON"] {
             let root = Repo.path("Sources/" + target)
             let files = try XCTUnwrap(manager.enumerator(atPath: root)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
             XCTAssertFalse(files.isEmpty)

@@ -2,8 +2,8 @@
 // per-command rules, did-you-mean, and the three-line usage error of CLI.run.
 
 import XCTest
+import SubsModel
 @testable import SubsCLI
-import SubsKit
 
 /// A fixed "now" for parsing: 2026-11-22T10:00:00Z.
 let parserNow = Instant(seconds: 1_795_341_600)

@@ -4,9 +4,10 @@
 // document says an API refuses is refused (exit 64, that sentence) before anything is sent.
 
 import XCTest
-@testable import SubsCLI
 import SubsJSON
-import SubsKit
+import SubsRemote
+import SubsProviders
+@testable import SubsCLI
 
 final class CommandsCommandTests: XCTestCase {
     func document() throws -> JSONValue {

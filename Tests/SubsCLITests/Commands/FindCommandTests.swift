@@ -3,9 +3,9 @@
 
 import Foundation
 import SubsJSON
-import XCTest
+@testable import SubsStore
 @testable import SubsCLI
-@testable import SubsKit
+import XCTest
 
 final class FindCommandTests: XCTestCase {
     private func find(_ args: [String], store: String = Repo.exampleStore, stdin: String? = nil,

@@ -7,8 +7,9 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 @testable import SubsCLI
-@testable import SubsKit
 import TestSupport
 
 final class IdsAreBytesCLITests: XCTestCase {

@@ -5,7 +5,6 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
-@testable import SubsKit
 
 final class ServeCommandTests: XCTestCase {
     func testANonLoopbackAddressNeedsAToken() {

@@ -4,8 +4,10 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsSource
 @testable import SubsCLI
-@testable import SubsKit
 
 /// Answers like a vendor API would: statuses computed elsewhere, a note, few capabilities.
 struct ScriptedSource: CustomerSource {

@@ -4,7 +4,7 @@
 
 import Foundation
 import SubsJSON
-import SubsKit
+import SubsModel
 import XCTest
 
 final class TimelineTests: XCTestCase {

@@ -4,7 +4,6 @@
 
 import XCTest
 @testable import SubsCLI
-@testable import SubsKit
 
 final class WritePreconditionTests: XCTestCase {
     private func run(_ provider: String, _ args: [String], remote: String? = nil) -> (CLIResult, [String]) {

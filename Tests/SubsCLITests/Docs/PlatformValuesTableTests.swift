@@ -6,8 +6,9 @@
 
 import XCTest
 import SubsJSON
+@testable import SubsModel
+@testable import SubsProviders
 @testable import SubsCLI
-@testable import SubsKit
 
 final class PlatformValuesTableTests: XCTestCase {
     struct Row: CustomStringConvertible {

@@ -3,8 +3,9 @@
 // no rendered text keeps markup, and provider prose holds no literal exit number or flag.
 
 import XCTest
+import SubsSource
+import SubsProviders
 @testable import SubsCLI
-import SubsKit
 
 final class ProseMarkupTests: XCTestCase {
     /// Every text of the code that carries markup.

@@ -6,9 +6,8 @@
 // `broken.json` is the demo store with the two faults the reference describes.
 
 import Foundation
-import SubsCLI
 import SubsJSON
-import SubsKit
+import SubsCLI
 import XCTest
 
 final class ReadmeExamplesTests: XCTestCase {

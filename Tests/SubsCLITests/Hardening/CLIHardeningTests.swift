@@ -3,9 +3,8 @@
 // messages, and a standard output that fails.
 
 import Foundation
-@testable import SubsCLI
 import SubsJSON
-import SubsKit
+@testable import SubsCLI
 import XCTest
 
 final class CLIHardeningTests: XCTestCase {

@@ -9,7 +9,9 @@ import Glibc
 #endif
 import Foundation
 import SubsJSON
-import SubsKit
+import SubsModel
+import SubsStore
+import SubsRemote
 import TestSupport
 import XCTest
 

@@ -1,8 +1,9 @@
 // Documents rendered piecewise (and in parallel) must be byte-identical to the whole value.
 
-@testable import SubsCLI
 import SubsJSON
-import SubsKit
+import SubsSystem
+import SubsModel
+@testable import SubsCLI
 import XCTest
 
 final class DocumentsTests: XCTestCase {

@@ -3,8 +3,8 @@
 // every cell and sentence date derived from the JSON (TestSupport's CheckStory).
 
 import SubsJSON
+@testable import SubsModel
 import XCTest
-@testable import SubsKit
 
 final class GeneratedStoreStoryTests: XCTestCase {
     func testEveryGeneratedCustomerTellsOneStoryInTableTSVAndJSON() throws {

@@ -5,10 +5,11 @@
 
 import Foundation
 import SubsJSON
+@testable import SubsModel
+@testable import SubsRemote
+@testable import SubsCLI
 import TestSupport
 import XCTest
-@testable import SubsCLI
-@testable import SubsKit
 
 final class CacheTrustTests: XCTestCase {
     static let nobody: uid_t = 65534

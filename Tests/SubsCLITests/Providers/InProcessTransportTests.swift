@@ -3,7 +3,7 @@
 
 import XCTest
 import SubsHTTP
-@testable import SubsKit
+@testable import SubsRemote
 import TestSupport
 
 final class InProcessTransportTests: XCTestCase {

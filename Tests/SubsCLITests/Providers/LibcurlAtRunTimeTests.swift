@@ -2,7 +2,7 @@
 // machine without it, remote ones say what to install (exit 69), and the binary names no libcurl.
 
 import Foundation
-import SubsKit
+import SubsRemote
 import TestSupport
 import XCTest
 

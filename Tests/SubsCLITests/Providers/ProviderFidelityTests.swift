@@ -6,9 +6,9 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsProviders
+@testable import SubsCLI
 
 final class RevenueCatFidelityTests: RevenueCatTestCase {
     private func entitlement(_ doc: JSONValue, _ id: String) throws -> JSONObject {

@@ -7,9 +7,11 @@
 import Foundation
 import XCTest
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsCLI
 
 /// A server that takes `delay` seconds before each answer: the request waits that long, or
 /// times out when it is given less.

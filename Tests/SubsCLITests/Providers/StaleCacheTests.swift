@@ -7,9 +7,12 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsServer
+@testable import SubsCLI
 
 final class StaleCacheTests: XCTestCase {
     /// When the answer is fetched, and its entitlement's end an hour later.

@@ -7,9 +7,8 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsCLI
 
 final class WrongBaseURLTests: XCTestCase {
     private var dir: TempDir!

@@ -31,16 +31,16 @@ final class StringKeysInSourcesTests: XCTestCase {
         ("SubsCLI/Docs/ProseMarkup.swift", "var names: Set<String>", "the same option names being gathered"),
         ("SubsCLI/Docs/ProviderMatrix.swift", "static let docs: [String: (label: String, path: String)]",
          "names of the providers' APIs (fixed words), each with its docs page"),
-        ("SubsKit/Remote/CurlExchange.swift", "var index: [String: Int]", "HTTP header names, lowercased"),
-        ("SubsKit/Server/RequestBody.swift", "synonyms: [String: [String]]", "field names of a request body other APIs use"),
-        ("SubsKit/Server/RequestBody.swift", "var table: [String: [String]]", "the same synonyms being built"),
-        ("SubsKit/Source/Subs/SubsAPIError.swift", "notFoundCodes: Set<String>", "error codes of the subs REST API (ASCII words)"),
-        ("SubsKit/Source/Subs/SubsAPIError.swift", "serverCodes: Set<String>", "error codes of the subs REST API (ASCII words)"),
-        ("SubsKit/Source/RevenueCat/RevenueCatV2Source.swift", "var seen: Set<String>",
+        ("SubsRemote/CurlExchange.swift", "var index: [String: Int]", "HTTP header names, lowercased"),
+        ("SubsServer/RequestBody.swift", "synonyms: [String: [String]]", "field names of a request body other APIs use"),
+        ("SubsServer/RequestBody.swift", "var table: [String: [String]]", "the same synonyms being built"),
+        ("SubsProviders/Subs/SubsAPIError.swift", "notFoundCodes: Set<String>", "error codes of the subs REST API (ASCII words)"),
+        ("SubsProviders/Subs/SubsAPIError.swift", "serverCodes: Set<String>", "error codes of the subs REST API (ASCII words)"),
+        ("SubsProviders/RevenueCat/RevenueCatV2Source.swift", "var seen: Set<String>",
          "pagination cursors RevenueCat hands back (opaque tokens, not ids: a repeat only ends the listing)"),
-        ("SubsKit/Source/Qonversion/QonversionV4Source.swift", "var cursors: Set<String>",
+        ("SubsProviders/Qonversion/QonversionV4Source.swift", "var cursors: Set<String>",
          "pagination cursors Qonversion hands back (opaque tokens, not ids: a repeat only ends the listing)"),
-        ("SubsKit/Source/ProviderDescriptor.swift", "settings: [String: String]", "provider setting names"),
+        ("SubsProviders/Common/ProviderDescriptor.swift", "settings: [String: String]", "provider setting names"),
         ("SubsSystem/LibCurl.swift", "var loaded: [[String]: LibCurl]", "library file names tried for libcurl"),
         ("SubsSystem/LibCurl.swift", "var initialised: Set<String>", "library file names of libcurl"),
         ("SubsHTTP/HTTPResponse.swift", "let engineOwned: Set<String>", "HTTP header names the engine writes"),
@@ -73,7 +73,7 @@ final class StringKeysInSourcesTests: XCTestCase {
         }
         XCTAssertEqual(unlisted, [], """
             String-keyed sets or dictionaries compare keys by Unicode canonical equivalence (NFC and NFD café \
-            are one key). Key ids by ID (SubsKit/Model/ID.swift) or by their bytes; a key that is never an id \
+            are one key). Key ids by ID (SubsModel/Model/ID.swift) or by their bytes; a key that is never an id \
             goes in StringKeysInSourcesTests.allowed with its reason.
             """)
         let stale = Self.allowed.indices.filter { !used.contains($0) }.map { "\(Self.allowed[$0].file): \(Self.allowed[$0].declaration)" }

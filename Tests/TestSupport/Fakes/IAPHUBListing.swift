@@ -4,19 +4,18 @@
 // at most `pageSize` (smaller than subs asks, so that several pages are read), or from a script.
 
 import Foundation
-import SubsHTTP
 import SubsJSON
-@testable import SubsKit
+import SubsHTTP
 
-enum IAPHUBListing {
+package enum IAPHUBListing {
     /// Users whose listing is scripted (their user answer is the active-renewing fixture).
-    static let scripted: Set<String> = ["endless", "empty-next", "list-not-array", "page-404", "no-purchases"]
+    package static let scripted: Set<String> = ["endless", "empty-next", "list-not-array", "page-404", "no-purchases"]
     /// The fake's page size, whatever `limit` asks.
-    static let pageSize = 2
+    package static let pageSize = 2
 }
 
 extension IAPHUBTestServer {
-    func purchases(_ query: String) -> HTTPResponse {
+    package func purchases(_ query: String) -> HTTPResponse {
         func json(_ text: String, _ status: Int = 200) -> HTTPResponse {
             HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
         }

@@ -6,22 +6,22 @@
 import Foundation
 import XCTest
 import SubsJSON
-@testable import SubsCLI
-@testable import SubsHTTP
-@testable import SubsKit
+import SubsHTTP
+import SubsRemote
+import SubsCLI
 
-final class QonversionFakeAPI: @unchecked Sendable {
-    static let projectKey = "Pr0jectKeyAAAAAAAAAAAAAAAAAAAAAA"
-    static let secretKey = "sk_S3cretKeyBBBBBBBBBBBBBBBBBBBB"
+package final class QonversionFakeAPI: @unchecked Sendable {
+    package static let projectKey = "Pr0jectKeyAAAAAAAAAAAAAAAAAAAAAA"
+    package static let secretKey = "sk_S3cretKeyBBBBBBBBBBBBBBBBBBBB"
     /// Fixture users, one per file of Tests/Fixtures/qonversion: `QON_<file name>`.
-    static let fixtureNames = ["renewing", "trial-canceled", "billing-active", "billing-lapsed", "intro", "lifetime",
+    package static let fixtureNames = ["renewing", "trial-canceled", "billing-active", "billing-lapsed", "intro", "lifetime",
                                "manual", "unknown-values", "expiry-zero", "empty", "non-renewable"]
 
-    struct Seen: Equatable {
-        var method: String
+    package struct Seen: Equatable {
+        package var method: String
         /// As received: still percent-encoded.
-        var target: String
-        var body: String
+        package var target: String
+        package var body: String
     }
 
     private let lock = NSLock()
@@ -35,9 +35,9 @@ final class QonversionFakeAPI: @unchecked Sendable {
     private var canned: [String: HTTPResponse] = [:]
 
     private var server: HTTPServer!
-    var base = ""
+    package var base = ""
 
-    init() throws {
+    package init() throws {
         for name in Self.fixtureNames {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: Repo.path("Tests/Fixtures/qonversion/\(name).json")))
             users["QON_" + name] = try JSON.parse(Array(bytes))["data"]?.arrayValue ?? []
@@ -50,32 +50,32 @@ final class QonversionFakeAPI: @unchecked Sendable {
         base = "http://127.0.0.1:\(server.port)/v3"
     }
 
-    func stop() {
+    package func stop() {
         server.stop()
         server.wait()
     }
 
-    var seen: [Seen] { lock.lock(); defer { lock.unlock() }; return _seen }
+    package var seen: [Seen] { lock.lock(); defer { lock.unlock() }; return _seen }
     /// The same handler without a socket (`InProcessTransport`): give `base` as the remote URL.
-    var inProcess: InProcessTransport { InProcessTransport { [self] in handle($0) } }
-    var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
-    func forget() { lock.lock(); _seen = []; lock.unlock() }
+    package var inProcess: InProcessTransport { InProcessTransport { [self] in handle($0) } }
+    package var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
+    package func forget() { lock.lock(); _seen = []; lock.unlock() }
 
-    func answer(_ method: String, _ target: String, _ response: HTTPResponse) {
+    package func answer(_ method: String, _ target: String, _ response: HTTPResponse) {
         lock.lock(); canned["\(method) \(target)"] = response; lock.unlock()
     }
 
-    func forgetCanned() { lock.lock(); canned = [:]; lock.unlock() }
+    package func forgetCanned() { lock.lock(); canned = [:]; lock.unlock() }
 
-    func setUser(_ id: String, _ entitlements: [JSONValue]) {
+    package func setUser(_ id: String, _ entitlements: [JSONValue]) {
         lock.lock(); users[id] = entitlements; lock.unlock()
     }
 
-    func entitlements(of user: String) -> [JSONValue] {
+    package func entitlements(of user: String) -> [JSONValue] {
         lock.lock(); defer { lock.unlock() }; return users[user] ?? []
     }
 
-    static func error(_ status: Int, type: String? = nil, code: String? = nil, message: String? = nil) -> HTTPResponse {
+    package static func error(_ status: Int, type: String? = nil, code: String? = nil, message: String? = nil) -> HTTPResponse {
         var parts: [(String, JSONValue)] = []
         if let type { parts.append(("type", .string(type))) }
         if let code { parts.append(("code", .string(code))) }
@@ -151,12 +151,17 @@ final class QonversionFakeAPI: @unchecked Sendable {
 }
 
 /// Pins (or removes) the `Date` of every answer, on the way from a real transport.
-struct PinnedDateTransport: HTTPTransport {
-    enum Mode: Sendable { case keep, drop, set(String) }
-    let inner: HTTPTransport
-    let mode: Mode
+package struct PinnedDateTransport: HTTPTransport {
+    package enum Mode: Sendable { case keep, drop, set(String) }
+    package let inner: HTTPTransport
+    package let mode: Mode
 
-    func send(_ request: RemoteRequest) throws -> RemoteResponse {
+    package init(inner: HTTPTransport, mode: Mode) {
+        self.inner = inner
+        self.mode = mode
+    }
+
+    package func send(_ request: RemoteRequest) throws -> RemoteResponse {
         var response = try inner.send(request)
         if case .keep = mode { return response }
         response.headers.removeAll { $0.name.lowercased() == "date" }
@@ -166,22 +171,23 @@ struct PinnedDateTransport: HTTPTransport {
 }
 
 /// A transport that never reaches a network: records the request, answers 404.
-final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+package final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var _urls: [String] = []
-    var urls: [String] { lock.lock(); defer { lock.unlock() }; return _urls }
-    func send(_ request: RemoteRequest) throws -> RemoteResponse {
+    package var urls: [String] { lock.lock(); defer { lock.unlock() }; return _urls }
+    package init() {}
+    package func send(_ request: RemoteRequest) throws -> RemoteResponse {
         lock.lock(); _urls.append(request.url); lock.unlock()
         return RemoteResponse(status: 404, body: Array(#"{"error": {"code": "identity_not_found"}}"#.utf8))
     }
 }
 
 /// The server's clock in every answer of these tests: 2026-11-23T10:00:00Z.
-let qonversionDate = "Mon, 23 Nov 2026 10:00:00 GMT"
+package let qonversionDate = "Mon, 23 Nov 2026 10:00:00 GMT"
 
 /// Runs `subs --provider qonversion` in-process against `remote` (nil: the default base URL)
 /// with the key in SUBS_API_KEY, the cache in `cache`, SUBS_NOW = testNow.
-func runQonversion(_ arguments: [String], remote: String?, key: String = QonversionFakeAPI.projectKey, cache: String,
+package func runQonversion(_ arguments: [String], remote: String?, key: String = QonversionFakeAPI.projectKey, cache: String,
                    date: PinnedDateTransport.Mode = .set(qonversionDate), transport: HTTPTransport? = nil,
                    env extra: [String: String] = [:]) -> CLIResult {
     var environment = ["SUBS_API_KEY": key, "XDG_CACHE_HOME": cache, "SUBS_TIMEOUT": "5"]

@@ -6,50 +6,50 @@
 import Foundation
 import XCTest
 import SubsJSON
-@testable import SubsCLI
-@testable import SubsHTTP
-@testable import SubsKit
+import SubsHTTP
+import SubsModel
+import SubsCLI
 
-final class QonversionV4FakeAPI: @unchecked Sendable {
-    static let secretKey = "sk_V4S3cretKeyCCCCCCCCCCCCCCCCCC"
-    static let sandboxKey = "test_sk_V4S3cretKeyDDDDDDDDDDDDD"
+package final class QonversionV4FakeAPI: @unchecked Sendable {
+    package static let secretKey = "sk_V4S3cretKeyCCCCCCCCCCCCCCCCCC"
+    package static let sandboxKey = "test_sk_V4S3cretKeyDDDDDDDDDDDDD"
 
     private let lock = NSLock()
     private var _seen: [String] = []
     private var _problems: [String] = []
     /// identity → user id.
-    var identities: [String: String] = [:]
+    package var identities: [String: String] = [:]
     /// user id → entitlement objects; user id → purchase objects, newest first (as v4 lists them).
-    var entitlements: [String: [JSONValue]] = [:]
-    var purchases: [String: [JSONValue]] = [:]
+    package var entitlements: [String: [JSONValue]] = [:]
+    package var purchases: [String: [JSONValue]] = [:]
     /// The most items a page holds, whatever `limit` asks.
-    var pageCap = 3
+    package var pageCap = 3
     /// "METHOD path" → a canned answer.
-    var canned: [String: HTTPResponse] = [:]
+    package var canned: [String: HTTPResponse] = [:]
     private var server: HTTPServer!
-    var base = ""
+    package var base = ""
 
-    init() throws {
+    package init() throws {
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0)) { [self] in handle($0) }
         try server.start()
         base = "http://127.0.0.1:\(server.port)/v4"
     }
 
-    func stop() {
+    package func stop() {
         server.stop()
         server.wait()
     }
 
-    var seen: [String] { lock.lock(); defer { lock.unlock() }; return _seen }
-    var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
-    func forget() { lock.lock(); _seen = []; lock.unlock() }
-    func set(_ change: (QonversionV4FakeAPI) -> Void) { lock.lock(); change(self); lock.unlock() }
+    package var seen: [String] { lock.lock(); defer { lock.unlock() }; return _seen }
+    package var problems: [String] { lock.lock(); defer { lock.unlock() }; return _problems }
+    package func forget() { lock.lock(); _seen = []; lock.unlock() }
+    package func set(_ change: (QonversionV4FakeAPI) -> Void) { lock.lock(); change(self); lock.unlock() }
 
-    static func error(_ status: Int, type: String? = nil, code: String? = nil, message: String? = nil) -> HTTPResponse {
+    package static func error(_ status: Int, type: String? = nil, code: String? = nil, message: String? = nil) -> HTTPResponse {
         QonversionFakeAPI.error(status, type: type, code: code, message: message)
     }
 
-    static func entitlement(_ id: String, active: Bool = true, source: String = "appstore", started: String? = "2026-01-10T09:00:00Z",
+    package static func entitlement(_ id: String, active: Bool = true, source: String = "appstore", started: String? = "2026-01-10T09:00:00Z",
                             expires: String? = "2026-12-10T09:00:00Z", product: String? = "pro_monthly",
                             renew: String? = "will_renew", period: String = "normal") -> JSONValue {
         var productValue = JSONValue.null
@@ -67,7 +67,7 @@ final class QonversionV4FakeAPI: @unchecked Sendable {
         ]))
     }
 
-    static func purchase(_ id: String, product: String, platform: String = "app_store", price: String? = "9.99",
+    package static func purchase(_ id: String, product: String, platform: String = "app_store", price: String? = "9.99",
                          currency: String? = "USD", at date: String, expires: String?, store: [(String, JSONValue)]) -> JSONValue {
         .object(JSONObject([
             ("object", .string("purchase")), ("id", .string(id)), ("url", .string("/v4/users/x/purchases/\(id)")),

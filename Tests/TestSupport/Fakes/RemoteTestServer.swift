@@ -2,13 +2,12 @@
 // an ephemeral port, one request per connection, each answered as the test's script says.
 
 import Foundation
-import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-final class RemoteTestServer: @unchecked Sendable {
-    enum Action {
+package final class RemoteTestServer: @unchecked Sendable {
+    package enum Action {
         /// A complete answer.
         case respond(status: Int, headers: [(String, String)], body: String)
         /// These bytes, then a clean close (a body shorter than its Content-Length, garbage…).
@@ -19,18 +18,18 @@ final class RemoteTestServer: @unchecked Sendable {
         case hang
     }
 
-    let port: UInt16
+    package let port: UInt16
     private let listener: Int32
     private let lock = NSLock()
     private var received: [String] = []
     private var stopped = false
     private let script: (Int, String) -> Action
 
-    var requestCount: Int { lock.lock(); defer { lock.unlock() }; return received.count }
-    var requests: [String] { lock.lock(); defer { lock.unlock() }; return received }
-    var url: String { "http://127.0.0.1:\(port)" }
+    package var requestCount: Int { lock.lock(); defer { lock.unlock() }; return received.count }
+    package var requests: [String] { lock.lock(); defer { lock.unlock() }; return received }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
-    init(_ script: @escaping (_ index: Int, _ request: String) -> Action) {
+    package init(_ script: @escaping (_ index: Int, _ request: String) -> Action) {
         self.script = script
         // The loopback listener of every test; a machine without IPv4 loopback runs no test at all.
         let (listener, port) = LoopbackSocket.listen()!
@@ -40,7 +39,7 @@ final class RemoteTestServer: @unchecked Sendable {
     }
 
     /// Stops listening: later connections are refused; hanging connections are closed.
-    func stop() {
+    package func stop() {
         lock.lock(); stopped = true; lock.unlock()
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -89,7 +88,7 @@ final class RemoteTestServer: @unchecked Sendable {
     private func send(_ fd: Int32, _ text: String) { LoopbackSocket.sendAll(fd, Array(text.utf8)) }
 
     /// A port nothing listens on (bound, then closed).
-    static func closedPort() -> UInt16 {
+    package static func closedPort() -> UInt16 {
         let server = RemoteTestServer { _, _ in .hang }
         let port = server.port
         server.stop()

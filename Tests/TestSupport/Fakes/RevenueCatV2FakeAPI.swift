@@ -6,51 +6,59 @@
 
 import Foundation
 import SubsJSON
-@testable import SubsCLI
-@testable import SubsHTTP
-@testable import SubsKit
+import SubsHTTP
+import SubsModel
+import SubsRemote
+import SubsCLI
 
-final class FakeRevenueCatV2: @unchecked Sendable {
-    static let key = "sk_V2TESTSECRETxyz789"
-    static let project = "proj1ab2c3d4"
-    static let date = "Tue, 01 Dec 2026 12:00:00 GMT"
+package final class FakeRevenueCatV2: @unchecked Sendable {
+    package static let key = "sk_V2TESTSECRETxyz789"
+    package static let project = "proj1ab2c3d4"
+    package static let date = "Tue, 01 Dec 2026 12:00:00 GMT"
 
-    struct Customer {
-        var body: JSONValue
-        var subscriptions: [JSONValue] = []
-        var purchases: [JSONValue] = []
+    package struct Customer {
+        package var body: JSONValue
+        package var subscriptions: [JSONValue] = []
+        package var purchases: [JSONValue] = []
         /// What else `search` finds it by (other app user ids, store transaction and order ids).
-        var searchable: [String] = []
+        package var searchable: [String] = []
+
+        package init(body: JSONValue, subscriptions: [JSONValue] = [], purchases: [JSONValue] = [], searchable: [String] = []) {
+            self.body = body
+            self.subscriptions = subscriptions
+            self.purchases = purchases
+            self.searchable = searchable
+        }
     }
 
     private let lock = NSLock()
-    var customers: [String: Customer] = [:]
-    var transactions: [String: [JSONValue]] = [:]
+    package var customers: [String: Customer] = [:]
+    package var transactions: [String: [JSONValue]] = [:]
     /// Items per page, whatever `limit` asks.
-    var pageSize = 2
-    private(set) var requests: [HTTPRequest] = []
-    private(set) var problems: [String] = []
+    package var pageSize = 2
+    package private(set) var requests: [HTTPRequest] = []
+    package private(set) var problems: [String] = []
     /// Answers before the built-in routes when it returns non-nil.
-    var script: (@Sendable (Int, HTTPRequest) -> HTTPResponse?)?
+    package var script: (@Sendable (Int, HTTPRequest) -> HTTPResponse?)?
     private var server: HTTPServer!
-    var base = ""
+    package var base = ""
 
-    init() throws {
+    package init() throws {
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0)) { [unowned self] in self.handle($0) }
         try server.start()
         base = "http://127.0.0.1:\(server.port)/v2/projects/\(Self.project)"
     }
 
-    func stop() {
+    package func stop() {
         server.stop()
         server.wait()
     }
 
-    var paths: [String] { lock.lock(); defer { lock.unlock() }; return requests.map(\.target) }
+    package var paths: [String] { lock.lock(); defer { lock.unlock() }; return requests.map(\.target) }
 
-    static func ms(_ iso: String) -> JSONValue { .number(String(ISODate.parse(iso)!.seconds * 1000)) }
+    package static func ms(_ iso: String) -> JSONValue { .number(String(ISODate.parse(iso)!.seconds * 1000)) }
 
-    static func error(_ status: Int, _ type: String, _ message: String, param: String? = nil) -> HTTPResponse {
+    package static func error(_ status: Int, _ type: String, _ message: String, param: String? = nil) -> HTTPResponse {
         .json(.object(JSONObject([
             ("object", .string("error")), ("type", .string(type)), ("param", param.map { .string($0) } ?? .null),
             ("doc_url", .string("https://errors.rev.cat/\(type)")), ("message", .string(message)),
@@ -133,7 +141,7 @@ final class FakeRevenueCatV2: @unchecked Sendable {
                                          ("url", .string(path))])), headers: [("Date", Self.date)])
     }
 
-    static func query(_ text: String?) -> [String: String] {
+    package static func query(_ text: String?) -> [String: String] {
         var out: [String: String] = [:]
         for pair in (text ?? "").split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -144,12 +152,12 @@ final class FakeRevenueCatV2: @unchecked Sendable {
 
     // MARK: building answers
 
-    static func list(_ items: [JSONValue], next: String? = nil) -> JSONValue {
+    package static func list(_ items: [JSONValue], next: String? = nil) -> JSONValue {
         .object(JSONObject([("object", .string("list")), ("items", .array(items)), ("next_page", next.map { .string($0) } ?? .null),
                             ("url", .string("/v2/projects/\(project)/x"))]))
     }
 
-    static func customer(_ id: String, firstSeen: String = "2025-06-01T08:00:00Z", active: [(String, String?)],
+    package static func customer(_ id: String, firstSeen: String = "2025-06-01T08:00:00Z", active: [(String, String?)],
                          attributes: [(String, String)] = []) -> JSONValue {
         .object(JSONObject([
             ("object", .string("customer")), ("id", .string(id)), ("project_id", .string(project)),
@@ -168,7 +176,7 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         ]))
     }
 
-    static func entitlements(_ refs: [(String, String)]) -> JSONValue {
+    package static func entitlements(_ refs: [(String, String)]) -> JSONValue {
         list(refs.map { r in
             .object(JSONObject([("object", .string("entitlement")), ("project_id", .string(project)), ("id", .string(r.0)),
                                 ("lookup_key", .string(r.1)), ("display_name", .string(r.1.capitalized)),
@@ -176,12 +184,12 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         })
     }
 
-    static func money(_ currency: String, _ gross: String) -> JSONValue {
+    package static func money(_ currency: String, _ gross: String) -> JSONValue {
         .object(JSONObject([("currency", .string(currency)), ("gross", .number(gross)), ("commission", .number("0")),
                             ("tax", .number("0")), ("proceeds", .number(gross))]))
     }
 
-    static func subscription(_ id: String, customer: String, product: String?, store: String, starts: String, periodStarts: String,
+    package static func subscription(_ id: String, customer: String, product: String?, store: String, starts: String, periodStarts: String,
                              periodEnds: String?, givesAccess: Bool, renewal: String, status: String,
                              entitlements refs: [(String, String)], storeId: String, environment: String = "production",
                              ownership: String = "purchased", pending: String? = nil) -> JSONValue {
@@ -202,7 +210,7 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         ]))
     }
 
-    static func purchase(_ id: String, customer: String, product: String, at: String, status: String = "owned",
+    package static func purchase(_ id: String, customer: String, product: String, at: String, status: String = "owned",
                          entitlements refs: [(String, String)], store: String = "app_store", storeId: String,
                          revenue: JSONValue) -> JSONValue {
         .object(JSONObject([
@@ -215,7 +223,7 @@ final class FakeRevenueCatV2: @unchecked Sendable {
         ]))
     }
 
-    static func transaction(_ id: String, at: String, product: String, expires: String, effective: String? = nil,
+    package static func transaction(_ id: String, at: String, product: String, expires: String, effective: String? = nil,
                             local: JSONValue? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("object", .string("subscription_transaction")), ("id", .string(id)), ("purchased_at", ms(at)),

@@ -2,7 +2,7 @@
 // documents of a large array are written on all cores.
 
 import SubsJSON
-import SubsKit
+import SubsSystem
 
 struct JSONFormat: OutputFormatter {
     func render(_ result: CommandResult, style: OutputStyle) throws -> String {

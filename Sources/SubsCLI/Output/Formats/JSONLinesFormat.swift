@@ -1,7 +1,7 @@
 // `--format jsonl`: one compact JSON document per line (per customer, per history entry).
 
 import SubsJSON
-import SubsKit
+import SubsSystem
 
 struct JSONLinesFormat: OutputFormatter {
     func render(_ result: CommandResult, style: OutputStyle) throws -> String {

@@ -5,8 +5,10 @@
 import XCTest
 import Foundation
 import SubsJSON
+@testable import SubsModel
+@testable import SubsRemote
+@testable import SubsProviders
 @testable import SubsCLI
-@testable import SubsKit
 
 final class IAPHUBErrorTests: IAPHUBTestCase {
     private func expectError(_ user: String, _ status: ExitCode, _ words: String, file: StaticString = #filePath, line: UInt = #line) {

@@ -1,12 +1,12 @@
 // `history` and `renew-count` for provider `iaphub` against the loopback fake: the user answer
-// plus IAPHUB's purchase listing (Support/IAPHUBListing.swift), read page by page in pages
+// plus IAPHUB's purchase listing (TestSupport/Fakes/IAPHUBListing.swift), read page by page in pages
 // smaller than asked. Each entry field by field, chains, refunds, a consumable, a malformed
 // purchase, an empty listing, an unknown user, page caps and pacing.
 
 import XCTest
 import SubsJSON
+@testable import SubsProviders
 @testable import SubsCLI
-@testable import SubsKit
 
 final class IAPHUBHistoryTests: IAPHUBTestCase {
     private let user = "active-renewing"

@@ -6,7 +6,6 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
-@testable import SubsKit
 
 final class IAPHUBReplaceTests: IAPHUBTestCase {
     private func types(_ user: String) throws -> [String] {

@@ -5,8 +5,8 @@
 import XCTest
 import Foundation
 import SubsJSON
+@testable import SubsModel
 @testable import SubsCLI
-@testable import SubsKit
 
 final class QonversionCheckTests: XCTestCase {
     private var api: QonversionFakeAPI!

@@ -5,9 +5,8 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsCLI
 
 final class QonversionErrorTests: XCTestCase {
     private var api: QonversionFakeAPI!

@@ -6,7 +6,6 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
-@testable import SubsKit
 
 final class QonversionV4FidelityTests: XCTestCase {
     var api: QonversionV4FakeAPI!

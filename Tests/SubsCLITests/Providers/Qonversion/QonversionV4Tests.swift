@@ -3,9 +3,10 @@
 // the secret key, unknown and empty users, a page cap, a server that lies about has_more.
 
 import SubsJSON
-import XCTest
+@testable import SubsModel
+@testable import SubsProviders
 @testable import SubsCLI
-@testable import SubsKit
+import XCTest
 
 final class QonversionV4Tests: XCTestCase {
     var api: QonversionV4FakeAPI!

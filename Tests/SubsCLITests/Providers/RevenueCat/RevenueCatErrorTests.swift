@@ -5,9 +5,8 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsCLI
 
 final class RevenueCatErrorTests: RevenueCatTestCase {
     private static func error(_ status: Int, code: Int, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {

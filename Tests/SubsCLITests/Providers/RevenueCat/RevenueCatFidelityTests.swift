@@ -8,7 +8,6 @@ import XCTest
 import Foundation
 import SubsJSON
 @testable import SubsCLI
-@testable import SubsKit
 
 /// A customer of RevenueCat's API v2 from a fixture: `customer`, `subscriptions`, `purchases`
 /// and `transactions` (subscription id → its store transactions).

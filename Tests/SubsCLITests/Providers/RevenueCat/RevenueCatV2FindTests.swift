@@ -5,8 +5,8 @@
 import XCTest
 import Foundation
 import SubsJSON
+@testable import SubsProviders
 @testable import SubsCLI
-@testable import SubsKit
 
 final class RevenueCatV2FindTests: RevenueCatV2TestCase {
     private var search: String { "/v2/projects/\(F.project)/customers?search=" }

@@ -5,9 +5,12 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsRemote
+@testable import SubsSource
+@testable import SubsProviders
+@testable import SubsCLI
 
 class RevenueCatV2TestCase: XCTestCase {
     var rc: FakeRevenueCatV2!

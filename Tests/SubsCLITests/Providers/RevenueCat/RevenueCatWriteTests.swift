@@ -5,9 +5,10 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsRemote
+@testable import SubsProviders
+@testable import SubsCLI
 
 final class RevenueCatWriteTests: RevenueCatTestCase {
     private func posts() -> [HTTPRequest] { rc.requests.filter { $0.method == "POST" } }

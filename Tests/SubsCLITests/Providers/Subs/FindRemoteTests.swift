@@ -5,10 +5,14 @@
 
 import Foundation
 import SubsJSON
-import XCTest
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsRemote
+@testable import SubsProviders
+@testable import SubsServer
+@testable import SubsCLI
+import XCTest
 
 final class FindServeTests: XCTestCase {
     private var dir: TempDir!

@@ -4,8 +4,8 @@
 import XCTest
 import Foundation
 import SubsJSON
+@testable import SubsStore
 @testable import SubsCLI
-@testable import SubsKit
 
 final class RemoteParityTests: XCTestCase {
     private var dir: TempDir!

@@ -5,8 +5,9 @@
 import XCTest
 import Foundation
 import SubsJSON
+@testable import SubsModel
+@testable import SubsStore
 @testable import SubsCLI
-@testable import SubsKit
 
 final class RemoteWriteParityTests: XCTestCase {
     private var dir: TempDir!

@@ -6,9 +6,11 @@
 import XCTest
 import Foundation
 import SubsJSON
-@testable import SubsCLI
 @testable import SubsHTTP
-@testable import SubsKit
+@testable import SubsModel
+@testable import SubsStore
+@testable import SubsServer
+@testable import SubsCLI
 
 final class SubsAPIErrorStatusTests: XCTestCase {
     private var dir: TempDir!
@@ -118,7 +120,7 @@ final class SubsAPIErrorStatusTests: XCTestCase {
         ]
         for (status, body, exit) in bodies {
             let base = try serve { _ in
-                HTTPResponse(status: status, headers: [("Content-Type", "application/json"), (SubsAPI.createdHeader, "true")],
+                HTTPResponse(status: status, headers: [("Content-Type", "application/json"), (StoredRecord.createdHeader, "true")],
                              body: Array(body.utf8))
             }
             let result = remote(base, ["grant", "alice", "premium", "--duration", "P1D"])

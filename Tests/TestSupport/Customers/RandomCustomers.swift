@@ -4,13 +4,14 @@
 
 import Foundation
 import SubsJSON
-@testable import SubsKit
+import SubsModel
+import SubsStore
 
 /// SplitMix64: small, fast and seeded, so a failing case can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
+package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -19,10 +20,10 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-enum RandomCustomers {
+package enum RandomCustomers {
     /// monthly/basic unlock premium (16-day grace / none), yearly premium and cloud, cloud cloud,
     /// life premium for ever, coins nothing.
-    static let catalogJSON: [(String, JSONValue)] = [
+    package static let catalogJSON: [(String, JSONValue)] = [
         ("monthly", product("subscription", ["premium"], grace: "P16D", retry: "P60D")),
         ("basic", product("subscription", ["premium"], grace: nil, retry: "P30D")),
         ("yearly", product("subscription", ["premium", "cloud"], grace: "P3D", retry: nil)),
@@ -30,15 +31,15 @@ enum RandomCustomers {
         ("life", product("nonConsumable", ["premium"], grace: nil, retry: nil)),
         ("coins", product("consumable", [], grace: nil, retry: nil)),
     ]
-    static let catalog: Catalog = {
+    package static let catalog: Catalog = {
         var decoder = RecordDecoder()
         return decoder.catalog(.object(JSONObject(catalogJSON)))
     }()
-    static let subscriptionProducts: [ID] = ["monthly", "basic", "yearly", "cloud"]
-    static let entitlements: [ID] = ["premium", "cloud"]
+    package static let subscriptionProducts: [ID] = ["monthly", "basic", "yearly", "cloud"]
+    package static let entitlements: [ID] = ["premium", "cloud"]
 
     /// 2026-01-01T00:00:00Z: generated dates lie within about a year and a half after it.
-    static let origin = Instant(seconds: 1_767_225_600)
+    package static let origin = Instant(seconds: 1_767_225_600)
 
     private static func product(_ type: String, _ entitlements: [String], grace: String?, retry: String?) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(type)), ("entitlements", .array(entitlements.map { .string($0) }))]
@@ -47,14 +48,14 @@ enum RandomCustomers {
         return .object(JSONObject(members))
     }
 
-    static func date(_ g: inout SeededGenerator, from start: Instant = origin, withinDays days: Int = 500) -> Instant {
+    package static func date(_ g: inout SeededGenerator, from start: Instant = origin, withinDays days: Int = 500) -> Instant {
         start.adding(seconds: Int64.random(in: 0...Int64(days) * 86_400, using: &g) / 60 * 60)!
     }
 
     /// A customer with 0–3 subscription chains (renewals, product changes, refunds, events),
     /// maybe a lifetime purchase and a consumable, and 0–2 manual grants. `revocations: false`
     /// gives one without refunds or revoked grants.
-    static func customer(_ id: ID, _ g: inout SeededGenerator, revocations: Bool = true,
+    package static func customer(_ id: ID, _ g: inout SeededGenerator, revocations: Bool = true,
                          chains chainCount: ClosedRange<Int> = 0...3, others: Bool = true) -> (record: CustomerRecord, json: JSONObject) {
         var record = CustomerRecord(id: id)
         var transactionsJSON: [JSONValue] = []
@@ -179,7 +180,7 @@ enum RandomCustomers {
     }
 
     /// A whole store of customers, written compact or pretty (two spaces, four, or a tab).
-    static func store(_ customers: [(id: ID, json: JSONObject)], _ g: inout SeededGenerator) -> String {
+    package static func store(_ customers: [(id: ID, json: JSONObject)], _ g: inout SeededGenerator) -> String {
         let root = JSONValue.object(JSONObject([
             ("schemaVersion", .number("1")),
             ("products", .object(JSONObject(catalogJSON))),
@@ -196,7 +197,7 @@ enum RandomCustomers {
 
     /// Instants worth checking for a record: every date in it, a second either side, and a few
     /// random ones, sorted.
-    static func instants(for record: CustomerRecord, _ g: inout SeededGenerator) -> [Instant] {
+    package static func instants(for record: CustomerRecord, _ g: inout SeededGenerator) -> [Instant] {
         var dates: [Instant] = []
         for t in record.transactions { dates += [t.transactionDate] + [t.expirationDate, t.revocationDate].compactMap { $0 } }
         for e in record.events { dates += [e.date] + [e.autoResumeDate].compactMap { $0 } }
@@ -217,9 +218,9 @@ enum RandomCustomers {
 }
 
 /// A temporary directory removed when the value goes.
-final class TempDirectory {
-    let path: String
-    init() throws {
+package final class TempDirectory {
+    package let path: String
+    package init() throws {
         path = NSTemporaryDirectory() + "subs-property-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -2,10 +2,10 @@
 // dates are short strings ("2026-03-01", or a full date-time).
 
 import XCTest
-@testable import SubsKit
+import SubsModel
 
 /// A date from a test literal: a day (midnight UTC) or any date-time `ISODate.parse` accepts.
-func at(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Instant {
+package func at(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Instant {
     guard let instant = ISODate.parseInput(text, now: Instant(seconds: 0)), text != "now" else {
         XCTFail("bad test date \(text)", file: file, line: line)
         return Instant(seconds: 0)
@@ -13,11 +13,11 @@ func at(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> I
     return instant
 }
 
-enum TestCatalog {
+package enum TestCatalog {
     /// pro_monthly: premium, 16-day grace, 60-day retry. basic_monthly: premium, no grace, 30-day
     /// retry. pro_yearly: premium and cloud. cloud_monthly: cloud. lifetime: premium for ever.
     /// coins_100 lists an entitlement on purpose: consumables must still unlock nothing.
-    static let standard = Catalog([
+    package static let standard = Catalog([
         Product(id: "pro_monthly", type: .subscription, entitlements: ["premium"],
                 gracePeriod: ISODuration(days: 16), billingRetryPeriod: ISODuration(days: 60)),
         Product(id: "basic_monthly", type: .subscription, entitlements: ["premium"],
@@ -30,15 +30,15 @@ enum TestCatalog {
 }
 
 /// Builds a CustomerRecord record by record, in store order.
-struct RecordBuilder {
-    private(set) var record: CustomerRecord
+package struct RecordBuilder {
+    package private(set) var record: CustomerRecord
 
-    init(_ id: ID = "alice") { record = CustomerRecord(id: id) }
+    package init(_ id: ID = "alice") { record = CustomerRecord(id: id) }
 
-    func build() -> CustomerRecord { record }
+    package func build() -> CustomerRecord { record }
 
     /// A subscription transaction; `chain` defaults to "c1".
-    func subscription(_ id: ID, chain: ID = "c1", product: ID = "pro_monthly",
+    package func subscription(_ id: ID, chain: ID = "c1", product: ID = "pro_monthly",
                       type: TransactionType = .subscriptionStarted, on date: String, expires: String,
                       source: PurchaseSource = .appstore, environment: PurchaseEnvironment = .production,
                       ownership: OwnershipType = .owner, offerCode: String? = nil,
@@ -53,7 +53,7 @@ struct RecordBuilder {
     }
 
     /// A chain of monthly transactions starting on `start`: the given types, one month each.
-    func monthlyChain(_ chain: ID = "c1", product: ID = "pro_monthly", from start: String,
+    package func monthlyChain(_ chain: ID = "c1", product: ID = "pro_monthly", from start: String,
                       types: [TransactionType]) -> RecordBuilder {
         var next = self
         var date = at(start)
@@ -67,7 +67,7 @@ struct RecordBuilder {
     }
 
     /// A one-time purchase (nonConsumable by default).
-    func purchase(_ id: ID, product: ID = "lifetime", type: TransactionType = .nonConsumablePurchase,
+    package func purchase(_ id: ID, product: ID = "lifetime", type: TransactionType = .nonConsumablePurchase,
                   on date: String, source: PurchaseSource = .playstore,
                   environment: PurchaseEnvironment = .production, ownership: OwnershipType = .owner,
                   offerCode: String? = nil, revoked: String? = nil) -> RecordBuilder {
@@ -79,7 +79,7 @@ struct RecordBuilder {
         return next
     }
 
-    func event(_ type: EventType, on date: String, chain: ID = "c1", productId: ID? = nil,
+    package func event(_ type: EventType, on date: String, chain: ID = "c1", productId: ID? = nil,
                autoResume: String? = nil) -> RecordBuilder {
         var next = self
         next.record.events.append(SubscriptionEvent(
@@ -89,7 +89,7 @@ struct RecordBuilder {
     }
 
     /// A manual grant; `until` nil = lifetime.
-    func grant(_ id: ID, _ entitlement: ID = "premium", on date: String, until: String?,
+    package func grant(_ id: ID, _ entitlement: ID = "premium", on date: String, until: String?,
                by grantedBy: String? = nil, reason: String? = nil, revoked: String? = nil,
                revokedBy: String? = nil, revokeReason: String? = nil) -> RecordBuilder {
         var next = self
@@ -101,12 +101,12 @@ struct RecordBuilder {
     }
 
     /// Every entitlement at T.
-    func evaluate(at t: String, catalog: Catalog = TestCatalog.standard) -> [EntitlementInfo] {
+    package func evaluate(at t: String, catalog: Catalog = TestCatalog.standard) -> [EntitlementInfo] {
         EntitlementRules.evaluate(record, catalog: catalog, at: at(t))
     }
 
     /// One entitlement at T; fails the test when it is absent.
-    func entitlement(_ id: ID = "premium", at t: String, file: StaticString = #filePath,
+    package func entitlement(_ id: ID = "premium", at t: String, file: StaticString = #filePath,
                      line: UInt = #line) throws -> EntitlementInfo {
         try XCTUnwrap(evaluate(at: t).first { $0.id == id }, "no \(id) at \(t)", file: file, line: line)
     }
@@ -114,8 +114,8 @@ struct RecordBuilder {
 
 extension RecordBuilder {
     /// One pro_monthly period, 2026-01-01 → 2026-02-01 (16-day grace, 60-day retry).
-    static let january = RecordBuilder().subscription("t1", on: "2026-01-01", expires: "2026-02-01")
+    package static let january = RecordBuilder().subscription("t1", on: "2026-01-01", expires: "2026-02-01")
 
     /// `january` with a billingIssue at its expiration: grace until 2026-02-17, retry until 2026-04-02.
-    static let januaryWithBillingIssue = january.event(.billingIssue, on: "2026-02-01")
+    package static let januaryWithBillingIssue = january.event(.billingIssue, on: "2026-02-01")
 }

@@ -1,0 +1,3 @@
+// Every file of this target sees TestSupport (Repo, TempDir, Binary, the socket helpers).
+
+@_exported import TestSupport
