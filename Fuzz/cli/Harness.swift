@@ -5,7 +5,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SubsKit
+import SubsModel
 @testable import SubsCLI
 
 /// The parser runs in an empty directory with a home that does not exist, so that no argument

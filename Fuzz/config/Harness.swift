@@ -6,7 +6,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SubsKit
+import SubsModel
 @testable import SubsCLI
 
 private let configFD: Int32 = {

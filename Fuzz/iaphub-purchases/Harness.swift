@@ -1,9 +1,10 @@
 // libFuzzer harness for the iaphub provider's purchase listing: the input is the body of a 200
 // answer to IAPHUB's "get purchases". Decoding must never crash and throw nothing but
 // WireFormatError; what it accepts must map to a history and renewal counts that keep their
-// invariants. Built as its own module against the SubsJSON and SubsKit objects (public API only).
+// invariants. Built as its own module against the modules it imports (public API only).
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 private let instants: [Instant] = [Instant(seconds: 0), Instant(seconds: 1_795_000_000), Instant.earliest, Instant.latest]
 

@@ -1,9 +1,10 @@
 // libFuzzer harness for the iaphub provider's decoder: the input is the body of a 200 answer
 // to IAPHUB's "get user". Decoding must never crash and throw nothing but IAPHUBAnswerError;
 // what it accepts must map to entitlements that keep their invariants, now and projected.
-// Built as its own module against the SubsJSON and SubsKit objects (public API only).
+// Built as its own module against the modules it imports (public API only).
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 private let instants: [Instant?] = [nil, Instant(seconds: 0), Instant(seconds: 1_795_000_000),
                                     Instant.earliest, Instant.latest]

@@ -3,7 +3,8 @@
 // entitlements or purchases — or a grant's answer. Public API only (see scripts/fuzz). The
 // decoders throw only WireFormatError; a broken invariant of the history traps.
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 private let instants = [Instant.earliest, Instant(seconds: 0), Instant(seconds: 1_796_126_400), Instant.latest]
 

@@ -1,9 +1,10 @@
 // libFuzzer harness for the qonversion provider's decoder (QonversionWire): the input is the body
 // of a v3 answer — a user's entitlements, a grant's answer or an identity. Built as its own module
-// against the SubsJSON and SubsKit objects (public API only, see scripts/fuzz). The decoders throw
+// against the modules it imports (public API only, see Fuzz/harnesses). The decoders throw
 // only QonversionDecodeError (their typed throws say so); a broken mapping invariant traps.
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 private let instants = [Instant.earliest, Instant(seconds: 0), Instant(seconds: 1_796_126_400), Instant.latest]
 

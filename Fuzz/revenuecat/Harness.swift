@@ -1,10 +1,11 @@
 // libFuzzer harness for the RevenueCat v1 subscriber decoder (provider `revenuecat`): the input is
 // an answer body. Decoding throws only RevenueCatFormatError; a decoded subscriber is mapped at
 // instants taken from the input, and the answers keep their invariants. Built as its own module
-// against the SubsJSON and SubsKit objects (public API only, see scripts/fuzz). A broken
+// against the modules it imports (public API only, see Fuzz/harnesses). A broken
 // invariant traps.
 
-import SubsKit
+import SubsModel
+import SubsProviders
 
 /// An instant in years 0001–9999 from 8 bytes of the input (or the request date itself).
 private func instant(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, fallback: Instant) -> Instant {

@@ -3,7 +3,9 @@
 // the rest is its body. Decoding throws only WireFormatError; a decoded list is mapped into a
 // record (status, history, reason) whose invariants must hold. A broken invariant traps.
 
-import SubsKit
+import SubsModel
+import SubsSource
+import SubsProviders
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRevenueCatV2(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

@@ -1,11 +1,12 @@
-// libFuzzer harness for SubsKit's store reader and rules: the input is a store file; every
+// libFuzzer harness for SubsStore's reader and SubsModel's rules: the input is a store file; every
 // customer in it is looked up (by id and by alias) and evaluated with EntitlementRules and
-// History at instants derived from the input. Compiled into the SubsKit module (scripts/fuzz).
+// History at instants derived from the input. Compiled into the SubsStore module (scripts/fuzz).
 // A broken invariant traps: libFuzzer reports it as a crash.
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubsModel
 
 /// The input lives in one in-memory file (an unlinked temporary file), named by its /proc path: the reader maps it
 /// like any regular store file, and nothing is left on disk.
@@ -147,9 +148,9 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
 
     let asked = Array(ids.prefix(16)) + ["\u{0}missing"]
-    let lookup: CustomerLookup
+    let lookup: (catalog: Catalog, records: [CustomerRecord?])
     do {
-        lookup = try store.lookup(asked)
+        lookup = try store.read(asked)
     } catch is StoreError {
         precondition(problems?.isEmpty != true, "lookup failed on a store that validated")
         return 0
@@ -165,7 +166,7 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         if problems?.isEmpty == true { checkFind(store, record) }
         // Aliases name their customer, unless the store is invalid (an alias owned twice).
         if problems?.isEmpty == true, let alias = record.aliases.first {
-            let byAlias = try? store.lookup([alias])
+            let byAlias = try? store.read([alias])
             precondition(byAlias?.records.first??.id == record.id, "alias \(alias.debugDescription) does not name its customer")
         }
     }
