@@ -7,18 +7,9 @@ import SubsJSON
 import SubsModel
 import SubsStore
 
-/// SplitMix64: small, fast and seeded, so a failing case can be replayed from its seed.
-package struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64, seeded, so a failing case can be replayed from its seed: the generator of
+/// EquivalentIds, under the name the property tests use.
+package typealias SeededGenerator = SeededRandom
 
 package enum RandomCustomers {
     /// monthly/basic unlock premium (16-day grace / none), yearly premium and cloud, cloud cloud,
