@@ -10,23 +10,27 @@ public struct FoundRecords: Sendable {
     public var requestDate: Instant?
     /// Per term, in the order asked: each customer found and why, best kind first, then in store order.
     public var matches: [[(record: CustomerRecord, kind: MatchKind)]]
+    /// Per term (by index): why customers it matches were not read (a remote budget ended first).
+    public var unread: [Int: RemoteError]
 
-    public init(catalog: Catalog, requestDate: Instant? = nil, matches: [[(record: CustomerRecord, kind: MatchKind)]]) {
+    public init(catalog: Catalog, requestDate: Instant? = nil, matches: [[(record: CustomerRecord, kind: MatchKind)]],
+                unread: [Int: RemoteError] = [:]) {
         self.catalog = catalog
         self.requestDate = requestDate
         self.matches = matches
+        self.unread = unread
     }
 }
 
 extension FoundRecords {
     /// Each term's result, with the active entitlements of its customers at T.
     public func results(_ terms: [String], at t: Instant) -> [FindResult] {
-        zip(terms, matches).map { term, matches in
-            FindResult(term: term, matches: matches.concurrentMap { match in
+        zip(terms, matches).enumerated().map { index, pair in
+            FindResult(term: pair.0, matches: pair.1.concurrentMap { match in
                 FindMatch(customerId: match.record.id, matchedBy: match.kind, email: FindMatch.email(of: match.record),
                           activeEntitlements: EntitlementRules.evaluate(match.record, catalog: catalog, at: t)
                               .filter(\.isActive).map(\.id))
-            })
+            }, unread: unread[index])
         }
     }
 }

@@ -42,8 +42,14 @@ extension RemoteRecordStore {
             let count = lookup.unanswered.count
             remarks.note("\(count) customer\(count == 1 ? "" : "s") found by the search not shown: \(spent.budgetReason)")
         }
+        // A term that named a customer left unread is not known to match nothing.
+        let unreadIds = Dictionary(lookup.unanswered.map { (ids[$0.key], $0.value) }) { a, _ in a }
+        var unread: [Int: RemoteError] = [:]
+        for (index, matches) in perTerm.enumerated() {
+            unread[index] = matches.lazy.compactMap { unreadIds[$0.id] }.first
+        }
         return FoundRecords(catalog: lookup.catalog, requestDate: lookup.requestDate, matches: perTerm.map { matches in
             matches.compactMap { match in records[match.id].map { (record: $0, kind: match.kind) } }
-        })
+        }, unread: unread)
     }
 }
