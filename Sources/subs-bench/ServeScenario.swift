@@ -1,6 +1,7 @@
 // The serve scenario (issue 11): `subs serve` on a copy of the big store — GETs of random
 // customers over keep-alive connections (requests per second, p50/p99), the server's peak
-// memory, and 50 grant POSTs sent at one moment against one local `subs grant` — and nginx
+// memory, 50 grant POSTs sent at one moment against one local `subs grant`, and (on a second
+// server) the first GET after a local `subs grant` beside it (issue 29: it must show it) — and nginx
 // serving a static file of the size of one answer, measured by the same load generator when
 // it is installed. The GETs are sent by wrk when it is installed (`apt-get install wrk
 // nginx-light`; see Wrk.swift), else by our own load generator; the table says which.
@@ -28,6 +29,10 @@ struct ServeScenario {
         var serverPeakKiB: Int
         var burstSeconds: [Double]
         var localGrantSeconds: [Double]
+        /// Per round: from the end of a local `subs grant` beside the server to the end of the
+        /// first GET after it, which must show the grant (SPEC section 7, fresh answers).
+        var outsideWriteGetSeconds: [Double]
+        var outsideWritePeakKiB: Int
     }
 
     func run() throws -> Figures {
@@ -102,9 +107,45 @@ struct ServeScenario {
         guard serverRun.status == 0 else {
             throw BenchError("subs serve exited with \(serverRun.status) after SIGTERM: \((try? readText(out + "/serve-stderr.txt"))?.suffix(1000) ?? "")")
         }
+        let outside = try measureOutsideWrites(copy: copy, token: token)
         let nginx = try measureNginx(answerBytes: sample.body.count, connections: connections, wrk: wrk)
         return Figures(gets: gets, answerBytes: sample.body.count, nginx: nginx, tool: tool, serverPeakKiB: serverRun.peakRSSKiB,
-                       burstSeconds: burstSeconds, localGrantSeconds: localGrantSeconds)
+                       burstSeconds: burstSeconds, localGrantSeconds: localGrantSeconds,
+                       outsideWriteGetSeconds: outside.seconds, outsideWritePeakKiB: outside.peakKiB)
+    }
+
+    /// Another program writes the store beside a server of its own (so that the GET figures
+    /// above are those of a server that only served): per round, a local `subs grant`, then the
+    /// first GET after it, which must show the grant — how long it takes is the cost of fresh
+    /// answers (one scan of the new file); and that server's peak memory.
+    private func measureOutsideWrites(copy: String, token: String) throws -> (seconds: [Double], peakKiB: Int) {
+        let customers = store.customers
+        let port = try LoadGenerator.freePort()
+        note("serve: a local subs grant beside a second server, then the first GET after it, \(options.runs) rounds…")
+        let server = try runner.start([subs, "--store", copy, "serve", "--listen", "127.0.0.1:\(port)",
+                                       "--token-file", out + "/serve-token.txt"], stderr: out + "/serve-outside-stderr.txt")
+        var stopped = false
+        defer { if !stopped { _ = try? server.stop() } }
+        try LoadGenerator.waitForListener(port: port, timeout: 300) { kill(server.relayPid, 0) == 0 }
+        let authorization = "Authorization: Bearer \(token)\r\n"
+        var seconds: [Double] = []
+        let outsider = StoreGenerator.customerId(customers / 2 + 1, of: customers)
+        let probe = try HTTPConnection(port: port)
+        for round in 0..<options.runs {
+            let reason = "subs-bench outside \(round)"
+            let child = try runner.run([subs, "--store", copy, "grant", outsider, "premium", "--duration", "P1M", "--reason", reason])
+            guard child.status == 0 else { throw BenchError("local subs grant beside the server exited with \(child.status)") }
+            let start = Runner.monotonicSeconds()
+            let answer = try probe.exchange(Array("GET /v1/customers/\(outsider) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(authorization)\r\n".utf8))
+            seconds.append(Runner.monotonicSeconds() - start)
+            guard answer.status == 200, String(decoding: answer.body, as: UTF8.self).contains(reason) else {
+                throw BenchError("the first GET after a local grant beside the server did not show it (HTTP \(answer.status))")
+            }
+        }
+        let run = try server.stop()
+        stopped = true
+        guard run.status == 0 else { throw BenchError("the second subs serve exited with \(run.status) after SIGTERM") }
+        return (seconds, run.peakRSSKiB)
     }
 
     /// nginx (when installed) serving a file of `answerBytes` bytes, by the same load generator.
@@ -182,6 +223,9 @@ extension ServeScenario.Figures {
         lines.append(String(format: "  server peak memory     %.1f MB (store %.1f MB)", peakMB, Double(storeBytes) / 1e6))
         lines.append("  \(ServeScenario.burstSize) concurrent grant POSTs   \(ms(Self.median(burstSeconds))) (median of \(burstSeconds.count)); "
                      + "one local subs grant \(ms(Self.median(localGrantSeconds)))")
+        lines.append("  first GET after a local grant beside the server   \(ms(Self.median(outsideWriteGetSeconds))) "
+                     + "(median of \(outsideWriteGetSeconds.count), max \(ms(outsideWriteGetSeconds.max() ?? 0)); it showed the grant)")
+        lines.append(String(format: "  that server's peak memory   %.1f MB", Double(outsideWritePeakKiB) * 1024 / 1e6))
         lines.append("targets:")
         if let toNginx {
             lines.append(String(format: "  throughput ≥ 0.5 of nginx's (same tool, same run): %.2f — ", toNginx) + verdict(toNginx >= 0.5))
@@ -203,6 +247,8 @@ extension ServeScenario.Figures {
             ("p99Seconds", number(gets.p99)), ("requests", .number(String(gets.requests))),
             ("answerBytes", .number(String(answerBytes))), ("serverPeakKiB", .number(String(serverPeakKiB))),
             ("burstSeconds", .array(burstSeconds.map(number))), ("localGrantSeconds", .array(localGrantSeconds.map(number))),
+            ("outsideWriteGetSeconds", .array(outsideWriteGetSeconds.map(number))),
+            ("outsideWritePeakKiB", .number(String(outsideWritePeakKiB))),
         ]
         if let nginx {
             fields.append(("nginxRequestsPerSecond", number(nginx.requestsPerSecond)))

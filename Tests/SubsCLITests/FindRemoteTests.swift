@@ -58,7 +58,11 @@ final class FindServeTests: XCTestCase {
     func testBadSearchesAreClearErrors() throws {
         let cases: [(String, Int, String)] = [
             ("/v1/customers", 400, "search: required"), ("/v1/customers?search=", 400, "empty"),
-            ("/v1/customers?search=a&search=b", 400, "one term"), ("/v1/customers?search=a&limit=3", 400, "unknown query parameter 'limit'"),
+            ("/v1/customers?search=a&search=b", 400, "one term"), ("/v1/customers?search=a&page=3", 400, "unknown query parameter 'page'"),
+            ("/v1/customers?search=a&limit=0", 400, "limit: '0'"), ("/v1/customers?search=a&limit=10001", 400, "from 1 to 10000"),
+            ("/v1/customers?search=a&limit=+5", 400, "limit"), ("/v1/customers?search=a&limit=1&limit=2", 400, "limit: give it once"),
+            ("/v1/customers?search=a&at=tomorrow", 400, "at: 'tomorrow'"), ("/v1/customers?search=a&at=0000-01-01T00:00:00Z", 400, "at:"),
+            ("/v1/customers?search=a&cursor=xyz", 400, "cursor: not a cursor"), ("/v1/customers?search=a&cursor=%25%25", 400, "cursor"),
             ("/v1/customers?search=a%1Bb", 400, "U+001B"), ("/v1/customers?search=%ZZ", 400, "percent-encoded"),
             ("/v1/customers?search=%FF", 400, "percent-encoded"), ("/v1/customers?search=a&attribute=%09", 400, "attribute key"),
             ("/v1/customers?search=" + String(repeating: "a", count: 5000), 400, "5000 bytes"),
@@ -113,27 +117,56 @@ final class FindServeTests: XCTestCase {
         XCTAssertEqual(remote(["--provider", "subs", "find", "x", "--offline"]).status, .unavailable)
     }
 
-    /// A customer the search names but whose record is gone when read (deleted in between, or a
-    /// server that lies) is left out with a warning, as RevenueCat API v2's search says it; the
-    /// other terms' matches are shown.
-    func testACustomerGoneBetweenTheSearchAndItsReadIsAWarning() throws {
+    /// The search answer carries what the find table shows: `--remote find` asks one request per
+    /// term (per page) and reads no customer on its own, whatever the number of matches.
+    func testFindThroughTheServerIsOneRequestPerTerm() throws {
         let real = api!
+        let asked = Recorder()
         let transport = InProcessTransport { request in
-            if request.method == "GET", request.path.hasSuffix("/customers/uma") {
-                return .json(.object(JSONObject([("error", .object(JSONObject([
-                    ("code", .string("customer_not_found")), ("message", .string("customer 'uma' not found"))])))])), status: 404)
-            }
+            asked.add(request.method + " " + request.target)
             return real.handle(request)
         }
-        let result = CLIHarness(env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache-gone"], http: transport)
-            .run(["--remote", "http://127.0.0.1:9", "find", "MN9C3VJ6HW", "alice@example.com"])
-        // Its term matched no one that could be read: exit 3, as a term matching nothing locally.
-        XCTAssertEqual(result.status.rawValue, 3, result.stderr)
-        XCTAssertTrue(result.stderr.contains("no customer matches 'MN9C3VJ6HW'"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("subs: warning: customer 'uma' was found by the search but was gone when it was read"),
-                      result.stderr)
-        XCTAssertTrue(result.stdout.contains("alice"), result.stdout)
-        XCTAssertFalse(result.stdout.contains("uma"), result.stdout)
+        let harness = CLIHarness(env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache-count"], http: transport)
+        for args in [["find", "fam_3921", "--attribute", "familyId", "--json"], ["find", "MN9C3VJ6HW", "alice@example.com", "nobody"],
+                     ["find", "dave@example.com", "--at", "2026-12-13", "--format", "tsv"]] {
+            asked.clear()
+            let there = harness.run(["--remote", "http://127.0.0.1:9"] + args), here = runCLI(["--store", store] + args)
+            XCTAssertEqual(there.stdout, here.stdout, "\(args)")
+            XCTAssertEqual(there.status, here.status, "\(args): \(there.stderr)")
+            let terms = args.dropFirst().prefix { !$0.hasPrefix("-") }.count
+            XCTAssertEqual(asked.all.count, terms, "\(args): \(asked.all)")
+            XCTAssertTrue(asked.all.allSatisfy { $0.hasPrefix("GET /v1/customers?search=") }, "\(asked.all)")
+        }
+        // --at is the instant the server evaluates at.
+        XCTAssertTrue(asked.all.first?.contains("&at=2026-12-13T00%3A00%3A00Z") == true, "\(asked.all)")
+    }
+
+    /// A term matching more customers than a page holds: the client follows `next` to the last
+    /// page and prints what the local store prints.
+    func testAFindOfMorePagesFollowsNext() throws {
+        // 30 customers share an attribute; pages of 7 (the client asks 10 000: a server that
+        // gives fewer is followed as well).
+        var customers: [String] = []
+        for i in 0..<30 {
+            customers.append(#""c\#(i)": {"attributes": {"team": "blue", "email": "c\#(i)@example.com"}, "grants": [{"id": "g", "entitlement": "premium", "grantedAt": "2026-01-01T00:00:00Z", "expirationDate": \#(i % 3 == 0 ? "null" : #""2026-06-01T00:00:00Z""#)}]}"#)
+        }
+        let big = dir.write("big.json", #"{"schemaVersion": 1, "products": {"pro": {"type": "subscription", "entitlements": ["premium"]}}, "customers": {"#
+                            + customers.joined(separator: ",") + "}}")
+        let api = SubsAPI(store: LocalStore(path: big), token: nil, clock: FixedClock(ISODate.parse(testNow)!))
+        let asked = Recorder()
+        let transport = InProcessTransport { request in
+            asked.add(request.target)
+            return api.handle(HTTPRequest(method: request.method, target: request.target.replacingOccurrences(of: "limit=10000", with: "limit=7"),
+                                          headers: request.headers, body: request.body))
+        }
+        let harness = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache-pages"], http: transport)
+        let there = harness.run(["--remote", "http://127.0.0.1:9", "find", "blue", "--attribute", "team", "--json"])
+        let here = runCLI(["--store", big, "find", "blue", "--attribute", "team", "--json"])
+        XCTAssertEqual(there.status, .success, there.stderr)
+        XCTAssertEqual(there.stdout, here.stdout)
+        XCTAssertEqual(try JSON.parse(here.stdout)["matches"]?.arrayValue?.count, 30)
+        XCTAssertEqual(asked.all.count, 5, "\(asked.all)")
+        XCTAssertEqual(asked.all.filter { $0.contains("&cursor=") }.count, 4)
     }
 
     func testAServerThatAnswersSomethingElseIsAProtocolError() throws {
@@ -148,6 +181,54 @@ final class FindServeTests: XCTestCase {
                                 env: ["SUBS_API_KEY": "k", "XDG_CACHE_HOME": dir.path + "/cache2"])
             XCTAssertEqual(result.status, .protocolError, result.stderr)
         }
+    }
+
+    /// The pages of a search share the command's budget: the pages read in time are shown, and
+    /// a note says the search was read for so many pages only.
+    func testPagesPastTheBudgetAreSaidNotWaitedFor() throws {
+        let match = JSONValue.object(JSONObject([("customerId", .string("a")), ("matchedBy", .string("customerId")),
+                                                 ("email", .null), ("activeEntitlements", .array([]))]))
+        let transport = InProcessTransport { request in
+            // Each page takes longer than the budget leaves for the next one.
+            RemoteClient.sleepSeconds(0.4)
+            return .json(.object(JSONObject([("term", .string("a")), ("matches", .array([match])),
+                                             ("next", .string("page-after-" + request.target.suffix(8)))])))
+        }
+        let result = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache-budget"], http: transport)
+            .run(["--remote", "http://127.0.0.1:9", "--timeout", "0.5", "find", "a", "--format", "tsv"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        // The in-process transport cannot cut a request short: the last one sent may end past
+        // the budget; the one after it is not sent. Each page read is shown, and said.
+        let rows = result.stdout.split(separator: "\n").dropFirst().filter { $0.hasPrefix("a\ta\tcustomerId") }
+        XCTAssertGreaterThanOrEqual(rows.count, 1, result.stdout)
+        XCTAssertLessThanOrEqual(rows.count, 2, result.stdout)
+        let said = rows.count == 1 ? "1 page only (1 match)" : "\(rows.count) pages only (\(rows.count) matches)"
+        XCTAssertTrue(result.stderr.contains("subs: note: the search for 'a' was read for " + said + ": the --timeout of 0.5 s was spent"),
+                      result.stderr)
+    }
+
+    /// A server whose `next` never ends the search — not a string, the same cursor again, a next
+    /// page after an empty one, or new cursors without end — is a protocol error, not a loop.
+    func testANextThatNeverEndsIsAProtocolError() throws {
+        let match = JSONValue.object(JSONObject([("customerId", .string("a")), ("matchedBy", .string("customerId")),
+                                                 ("email", .null), ("activeEntitlements", .array([]))]))
+        let served = Recorder()
+        for (name, next, matches) in [("number", JSONValue.number("1"), [match]), ("same", .string("c"), [match]),
+                                      ("empty", .string("e"), []), ("endless", .string(""), [match])] {
+            served.clear()
+            let transport = InProcessTransport { request in
+                served.add(request.target)
+                var cursor = next
+                if name == "endless" { cursor = .string("page-\(served.all.count)") }
+                if name == "same", !request.target.contains("cursor=") { cursor = .string("c") }
+                return .json(.object(JSONObject([("term", .string("a")), ("matches", .array(matches)), ("next", cursor)])))
+            }
+            let result = CLIHarness(env: ["XDG_CACHE_HOME": dir.path + "/cache-\(name)"], http: transport)
+                .run(["--remote", "http://127.0.0.1:9", "find", "a"])
+            XCTAssertEqual(result.status, .protocolError, "\(name): \(result.stderr)")
+            XCTAssertLessThanOrEqual(served.all.count, RemoteRecordStore.searchPageCap, name)
+        }
+        XCTAssertEqual(served.all.count, RemoteRecordStore.searchPageCap, "the endless server was asked up to the cap")
     }
 }
 
@@ -248,4 +329,13 @@ final class FindHintTests: XCTestCase {
         XCTAssertTrue(runCLI(["--store", store, "check", "a&b@example.com"]).stderr.hasSuffix("subs find 'a&b@example.com'\n"))
         XCTAssertTrue(quoted.stdout.hasPrefix("dave"), "the others are still printed")
     }
+}
+
+/// Requests seen by a transport, from any thread.
+private final class Recorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String] = []
+    func add(_ line: String) { lock.withLock { seen.append(line) } }
+    func clear() { lock.withLock { seen.removeAll() } }
+    var all: [String] { lock.withLock { seen } }
 }

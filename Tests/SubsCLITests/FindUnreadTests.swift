@@ -70,22 +70,33 @@ final class FindUnreadRevenueCatV2Tests: RevenueCatV2TestCase {
 }
 
 final class FindUnreadTests: XCTestCase {
-    func testSubsServeSearchWhoseMatchWasNotRead() throws {
-        let dir = TempDir()
-        defer { withExtendedLifetime(dir) {} }
-        let store = dir.write("store.json", DemoStore.json)
-        let server = try LoopbackSubsServer(store: store, token: "t0ken")
-        defer { server.stop() }
-        // Both searches answer; the read of bob (the second term's only customer) never does.
-        let transport = HangingTransport(inner: CurlTransport()) { $0.url.contains("/customers/bob") }
-        let result = runCLI(["--remote", server.base, "--timeout", "1", "find", "alice@example.com", "bob", "--format", "tsv"],
-                            env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": dir.path + "/cache"], http: transport)
+    func testSubsServeSearchThatWasNotReadIsNotNotFound() throws {
+        // A `subs serve` that answers the search for "nobody@example.com" (no match) and never
+        // the one for "team@example.com".
+        let fake = InProcessTransport { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
+                         body: Array(#"{"term":"nobody@example.com","matches":[],"next":null}"#.utf8))
+        }
+        let transport = HangingTransport(inner: fake) { $0.url.contains("search=team") }
+        let result = runCLI(["--remote", "http://127.0.0.1:9", "--timeout", "1", "find", "nobody@example.com", "team@example.com",
+                             "--format", "tsv"], env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": TempDir().path], http: transport)
         XCTAssertEqual(result.status, .unavailable, result.stderr)
-        XCTAssertFalse(result.stderr.contains("no customer matches 'bob'"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("the customers 'bob' may match were not read"), result.stderr)
-        let rows = result.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.last, ["bob", "", "", "", "", "timeout"], result.stdout)
-        XCTAssertTrue(rows.contains { $0.first == "alice@example.com" && $0[1] == "alice" }, result.stdout)
+        XCTAssertFalse(result.stderr.contains("no customer matches 'team@example.com'"), result.stderr)
+    }
+
+    func testATermShownWithSomeOfItsMatchesIsFoundAndSaysWhatWasNotRead() throws {
+        // The search for "team@example.com" names a next page, which never comes.
+        let match = #"{"customerId":"alice","matchedBy":"email","email":"team@example.com","activeEntitlements":["premium"]}"#
+        let fake = InProcessTransport { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
+                         body: Array(#"{"term":"team@example.com","matches":[\#(match)],"next":"c2"}"#.utf8))
+        }
+        let transport = HangingTransport(inner: fake) { $0.url.contains("cursor=c2") }
+        let result = runCLI(["--remote", "http://127.0.0.1:9", "--timeout", "1", "find", "team@example.com", "--format", "tsv"],
+                            env: ["SUBS_API_KEY": "t0ken", "XDG_CACHE_HOME": TempDir().path], http: transport)
+        XCTAssertEqual(result.status, .success, result.stderr)
+        XCTAssertTrue(result.stderr.contains("subs: note: the search for 'team@example.com' was read for 1 page only"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("team@example.com\talice\temail"), result.stdout)
     }
 
     func testAPlatformThatLooksIdsUpSaysTheUnreadIdIsNotKnown() throws {

@@ -3,6 +3,7 @@
 // their prose is a `[exit N][exit:NAME]` link whose number comes from its name, never a bare
 // number. SUBS_RECORD=1 rewrites the files (and fails, so a recording never passes silently).
 
+import Foundation
 import XCTest
 @testable import SubsCLI
 
@@ -39,6 +40,38 @@ final class GeneratedDocsTests: XCTestCase {
         for file in GeneratedDocs.files {
             let problems = GeneratedDocs.literalExitStatuses(in: try read(file), file: file)
             XCTAssertEqual(problems.map(\.description), [], "write [exit N][exit:NAME] instead")
+        }
+    }
+
+    /// A flag named in the docs or the man pages is one subs has (help's option table), or one
+    /// of the few other tools the docs show (the benchmark, swift, wrk): a renamed or misspelt
+    /// option fails here instead of leading a reader to a usage error.
+    func testEveryFlagTheDocsNameExists() throws {
+        let subs = Set(CommandLineSpec.globalOptions.map(\.longName) + CommandLineSpec.commands.flatMap { $0.options.map(\.longName) }
+                       + ["--help", "--version"])
+        // subs-bench's own options are read off its parser, so that they cannot drift either.
+        let bench = try String(contentsOfFile: repositoryRoot + "/Sources/subs-bench/BenchOptions.swift", encoding: .utf8)
+        let benchFlags = Set(Self.flags(in: bench.split(separator: "\n").filter { $0.contains("case \"--") }.joined(separator: "\n")))
+        XCTAssertTrue(benchFlags.isSuperset(of: ["--runs", "--keep", "--only"]), "subs-bench's options were found: \(benchFlags)")
+        // swift, swift test and wrk; `--name value` is how the docs say an option takes its value.
+        let otherTools: Set<String> = ["--filter", "--skip-build", "--static-swift-stdlib", "--latency", "--name"]
+        var unknown: [String] = []
+        for file in GeneratedDocs.files + ["man/subs.1", "man/subs-store.5"] {
+            for (number, line) in try read(file).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for flag in Self.flags(in: String(line)) where !subs.contains(flag) && !benchFlags.contains(flag) && !otherTools.contains(flag) {
+                    unknown.append("\(file):\(number + 1): \(flag)")
+                }
+            }
+        }
+        XCTAssertEqual(unknown, [], "a flag no tool has")
+        XCTAssertEqual(Self.flags(in: "`--remote URL`, --name=value, (#find--which-customer) and --x-y."), ["--remote", "--name", "--x-y"])
+    }
+
+    /// `--name` words of a text: not inside another word or an anchor (`#find--which-customer`).
+    static func flags(in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: "(?<![\\w#-])--[a-z][a-z0-9-]*[a-z0-9]")
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range, in: text).map { String(text[$0]) }
         }
     }
 

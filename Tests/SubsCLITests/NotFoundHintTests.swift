@@ -6,8 +6,13 @@ import SubsJSON
 import XCTest
 
 final class NotFoundHintTests: XCTestCase {
+    /// A copy of the demo store: a revoke that is not a dry run takes the store's lock (and
+    /// would write), which must never happen to the repository's own file.
+    private let dir = TempDir()
+    private lazy var store = dir.write("store.json", try! String(contentsOfFile: Repo.exampleStore, encoding: .utf8))
+
     private func demo(_ args: [String], stdin: String? = nil) -> CLIResult {
-        runCLI(["--store", Repo.exampleStore] + args, stdin: stdin)
+        runCLI(["--store", store] + args, stdin: stdin)
     }
 
     func testRevokeNeverHintsAtACreateItDoesNotHave() {
@@ -66,7 +71,7 @@ final class NotFoundHintTests: XCTestCase {
     /// A source that cannot list its customers (subs serve, a platform) suggests nothing, and
     /// asks nothing more for it.
     func testARemoteSourceSuggestsNothing() throws {
-        let server = try LoopbackSubsServer(store: Repo.exampleStore, token: "t0ken")
+        let server = try LoopbackSubsServer(store: store, token: "t0ken")
         defer { server.stop() }
         let cache = TempDir()
         let result = runCLI(["--remote", server.base, "check", "alicee"],

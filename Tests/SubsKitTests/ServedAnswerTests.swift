@@ -1,7 +1,8 @@
 // GET answers spliced from the store's bytes (issue 26): the same document as the answer the
 // server used to build from decoded values, whatever the store's formatting; the index follows
-// the server's own writes without a scan; a change by another program is indexed on another
-// thread while GETs answered without waiting come from the previous version.
+// the server's own writes without a scan. A change by another program is never answered from the
+// previous version (issue 29): the first request after it scans the new file, the others wait for
+// that scan, and only the records whose bytes changed are checked again.
 
 import Foundation
 import SubsJSON
@@ -151,40 +152,162 @@ final class ServedAnswerTests: XCTestCase {
         }
     }
 
-    func testAnOutsideChangeIsIndexedAsideWhileGetsAnswerFromThePreviousVersion() throws {
+    /// Another program (`subs grant` beside the server) renames a new version in.
+    private func outsideGrant(_ id: String, reason: String = "outside") throws {
+        _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: reason, actor: "x",
+                                                   createMissing: false), to: [ID(id)], now: now, dryRun: false)
+    }
+
+    /// Waits (at most 10 s) until `condition` holds.
+    private func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let giveUp = Date().addingTimeInterval(10)
+        while Date() < giveUp {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return try condition()
+    }
+
+    func testAnOutsideChangeIsNeverAnsweredFromThePreviousVersion() throws {
+        try write(DemoStore.json)
+        let api = api()
+        try api.prepare()
+        let before = try oldAnswer("trent")
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), before)
+        try outsideGrant("trent")
+        let after = try oldAnswer("trent")
+        XCTAssertNotEqual(before, after)
+        // The event loop does not answer from the version it has: it is not the file on disk.
+        XCTAssertNil(api.answerWithoutWaiting(get("trent")), "answered from the previous version")
+        // The waiting path scans the new file and answers from it, the first time.
+        XCTAssertEqual(try JSON.parse(api.handle(get("trent")).body), after)
+        XCTAssertEqual(api.served.scans, 2)
+        // Its records are checked aside, only the one that changed; then GETs are answered
+        // without waiting again, from the new version.
+        XCTAssertTrue(eventually { api.answerWithoutWaiting(get("trent")) != nil }, "the new version was never checked")
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), after)
+        XCTAssertEqual(api.served.recordsChecked, 1, "records that did not change were checked again")
+        XCTAssertEqual(api.served.scans, 2)
+        try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings + ["alice-android"])
+    }
+
+    func testRequestsWaitForTheScanOfANewFileNeverForTheOldAnswer() throws {
         try write(DemoStore.json)
         let api = api()
         try api.prepare()
         let hold = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        api.served.beforeReindex = {
+        api.served.beforeIndexing = {
             started.signal()
             hold.wait()
         }
-        let before = try oldAnswer("trent")
-        // Another program (`subs grant` beside the server) renames a new version in.
-        _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: nil, actor: "x",
-                                                   createMissing: false), to: ["trent"], now: now, dryRun: false)
+        try outsideGrant("trent")
         let after = try oldAnswer("trent")
-        XCTAssertNotEqual(before, after)
-        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), before)
-        XCTAssertEqual(started.wait(timeout: .now() + 5), .success, "no re-index started")
-        // While the new version is scanned, every answer is the previous version's, whole.
-        for _ in 0..<20 {
-            let answer = try XCTUnwrap(api.answerWithoutWaiting(get("trent")), "a GET waited for the scan")
-            XCTAssertEqual(try JSON.parse(answer.body), before)
+        // Eight requests at once: one scans (held here), the others wait for its scan.
+        let answers = Answers()
+        let group = DispatchGroup()
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: group) { answers.add(api.handle(self.get("trent"))) }
         }
-        XCTAssertEqual(api.served.scans, 1)
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success, "no scan started")
+        usleep(100_000)
+        XCTAssertEqual(answers.all.count, 0, "a request was answered while the new file was being scanned")
+        XCTAssertNil(api.answerWithoutWaiting(get("trent")))
         hold.signal()
-        let giveUp = Date().addingTimeInterval(10)
-        var seen: JSONValue?
-        while Date() < giveUp {
-            seen = try api.answerWithoutWaiting(get("trent")).map { try JSON.parse($0.body) }
-            if seen == after { break }
-            usleep(10_000)
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        for answer in answers.all { XCTAssertEqual(try JSON.parse(answer.body), after) }
+        XCTAssertEqual(api.served.scans, 2, "the waiting requests scanned again instead of waiting for the scan under way")
+    }
+
+    func testAProvisionalVersionChecksTheRecordsItReads() throws {
+        try write(#"{"schemaVersion": 1, \#(Self.products), "customers": {"good": {}, "other": {}}}"#)
+        let api = api()
+        try api.prepare()
+        let hold = DispatchSemaphore(value: 0)
+        api.served.beforeChecking = { hold.wait() }
+        defer { hold.signal() }
+        // Another program writes a record that fails its check, and one with its own `id` member.
+        try write(#"{"schemaVersion": 1, \#(Self.products), "customers": {"good": {"id": "x", "firstSeen": "2026-01-01T00:00:00Z"}, "bad": {"firstSeen": 7}, "other": {}}}"#)
+        let good = api.handle(get("good"))
+        XCTAssertEqual(good.status, 200)
+        XCTAssertEqual(try JSON.parse(good.body), try oldAnswer("good"))
+        XCTAssertEqual(try JSON.parse(api.handle(get("bad")).body)["error"]?["code"], .string("invalid_store"))
+        XCTAssertEqual(api.handle(get("nobody")).status, 404)
+        // While its records are being checked, the event loop leaves the version to the workers.
+        XCTAssertNil(api.answerWithoutWaiting(get("good")))
+        hold.signal()
+        XCTAssertTrue(eventually { api.answerWithoutWaiting(get("good")) != nil })
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("good"))).body), try oldAnswer("good"))
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("bad"))).body)["error"]?["code"],
+                       .string("invalid_store"))
+        // The record that did not change kept its check; the two that did were checked.
+        XCTAssertEqual(api.served.recordsChecked, 2)
+    }
+
+    /// The file of a version whose records are being checked is rewritten in place (truncated,
+    /// then written: `cp backup.json store.json`): the check gives that version up, never reads
+    /// past what is left, and the next request indexes what is there now.
+    func testAVersionRewrittenInPlaceWhileItsRecordsAreCheckedIsGivenUp() throws {
+        try write(DemoStore.json)
+        let api = api()
+        try api.prepare()
+        let hold = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        api.served.beforeChecking = {
+            held.signal()
+            hold.wait()
         }
-        XCTAssertEqual(seen, after, "the outside change was never picked up")
-        XCTAssertEqual(api.served.scans, 2)
+        try outsideGrant("trent")
+        XCTAssertEqual(api.handle(get("trent")).status, 200)
+        XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "no check started")
+        for shorter in [true, false] {
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.truncate(atOffset: 0)
+            let text = shorter ? #"{"schemaVersion": 1, \#(Self.products), "customers": {"trent": {}}}"#
+                               : DemoStore.json.replacingOccurrences(of: "\"trent\": {", with: "\"trent2\": {")
+            handle.write(Data(text.utf8))
+            try handle.close()
+            hold.signal()
+            let answer = api.handle(get(shorter ? "trent" : "trent2"))
+            XCTAssertEqual(answer.status, 200, String(decoding: answer.body, as: UTF8.self))
+            XCTAssertEqual(try JSON.parse(answer.body), try oldAnswer(shorter ? "trent" : "trent2"))
+            if shorter { XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the new version's check did not start") }
+        }
+        // The checks from here on are not held.
+        for _ in 0..<20 { hold.signal() }
+        XCTAssertTrue(eventually { api.answerWithoutWaiting(get("trent2")) != nil }, "the version on disk was never checked")
+        XCTAssertEqual(api.answerWithoutWaiting(get("trent"))?.status, 404)
+    }
+
+    func testANewCatalogChecksEveryRecordAgain() throws {
+        try write(#"{"schemaVersion": 1, \#(Self.products), "customers": {"a": {"grants": [{"id": "g", "entitlement": "gold", "grantedAt": "2026-01-01T00:00:00Z", "expirationDate": null}]}, "b": {}}}"#)
+        let api = api()
+        try api.prepare()
+        XCTAssertEqual(api.handle(get("a")).status, 200)
+        // Same customers, byte for byte, under another catalog: every check is made again.
+        try write(#"{"schemaVersion": 1, "products": {"pro": {"type": "subscription", "entitlements": ["gold"]}}, "customers": {"a": {"grants": [{"id": "g", "entitlement": "gold", "grantedAt": "2026-01-01T00:00:00Z", "expirationDate": null}]}, "b": {}}}"#)
+        XCTAssertEqual(api.handle(get("a")).status, 200)
+        XCTAssertTrue(eventually { api.answerWithoutWaiting(get("b")) != nil })
+        XCTAssertEqual(api.served.recordsChecked, 2)
+    }
+
+    func testTheServersOwnWriteAfterAnOutsideOneIsSeenWithIt() throws {
+        for store in [DemoStore.json, DemoStore.json.replacingOccurrences(of: "\n", with: "\r\n")] {
+            try write(store)
+            let api = api()
+            try api.prepare()
+            try outsideGrant("trent")
+            // The server's POST reads the file as it is now (under the lock) and writes over it.
+            XCTAssertEqual(api.handle(grant("trent")).status, 201)
+            XCTAssertEqual(api.handle(grant("bob")).status, 201)
+            for answer in [api.handle(get("trent")), api.answerWithoutWaiting(get("trent"))].compactMap({ $0 }) {
+                let grants = try JSON.parse(answer.body)["customer"]?["grants"]?.arrayValue ?? []
+                XCTAssertEqual(grants.count, 2, "the outside grant and the server's own")
+                XCTAssertEqual(grants.first?["reason"], .string("outside"))
+            }
+            XCTAssertEqual(try JSON.parse(api.handle(get("bob")).body), try oldAnswer("bob"))
+            try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings)
+        }
     }
 
     func testAStoreThatIsNoRegularFileOrIsGoneIsLeftToTheWaitingPath() throws {
@@ -223,4 +346,12 @@ final class ServedAnswerTests: XCTestCase {
         XCTAssertEqual(api.answerWithoutWaiting(HTTPRequest(method: "DELETE", target: "/v1/customers/alice",
                                                             headers: HTTPHeaders([("Authorization", "Bearer secret")])))?.status, 405)
     }
+}
+
+/// Answers collected from several threads.
+private final class Answers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [HTTPResponse] = []
+    func add(_ answer: HTTPResponse) { lock.withLock { answers.append(answer) } }
+    var all: [HTTPResponse] { lock.withLock { answers } }
 }

@@ -154,6 +154,8 @@ final class SubsAPIBodyTests: XCTestCase {
                 let described = String(describing: failure)
                 XCTAssertTrue(error(answer).message?.contains(described) == true, "\(failure): \(error(answer).message ?? "")")
             }
+            // Every hint names something that exists where it is read: an HTTP client runs no subs command.
+            XCTAssertFalse(error(answer).message?.contains("subs ") == true, "\(failure): \(error(answer).message ?? "")")
         }
         XCTAssertEqual(api.failure(StoreError.lockTimeout(path: path, seconds: 10)).headers.first { $0.0 == "Retry-After" }?.1, "1")
     }

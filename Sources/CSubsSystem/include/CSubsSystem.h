@@ -4,8 +4,8 @@
 //    true variadic type (libcurl itself is opened with dlopen by SubsSystem, never linked).
 //  - mapping_guard.c: the SIGBUS handler that turns a page a truncation took away from a
 //    registered store mapping into zeros.
-//  - byte_search.c, writeback.c: memmem and sync_file_range, GNU/Linux calls Swift's Glibc
-//    module does not export.
+//  - byte_search.c, writeback.c, heap_trim.c: memmem, sync_file_range, malloc_trim and mallopt,
+//    GNU/Linux calls Swift's Glibc module does not export.
 //  - interrupt.c: the SIGINT decision "remove the temporary file and exit" against "the store
 //    is committed, finish", and the stop signals of `subs serve`.
 // No libcurl header is needed: the few prototypes are declared here, in their ABI terms.
@@ -89,5 +89,12 @@ size_t subs_heap_in_use(void);
 
 /// memmem(haystack, length, needle, needle_length): the first occurrence, or NULL.
 const void *subs_find_bytes(const void *haystack, size_t length, const void *needle, size_t needle_length);
+
+// MARK: the heap (heap_trim.c)
+
+/// malloc_trim(0): hands the free memory of every malloc arena back to the system; 1 if some was.
+int subs_heap_trim(void);
+/// mallopt(M_ARENA_MAX, count): threads created from now on share at most `count` arenas; 1 on success.
+int subs_heap_limit_arenas(int count);
 
 #endif

@@ -31,12 +31,12 @@ enum FindCommand {
         for result in answer.results {
             let term = Terminal.quoted(result.term, escaping: false)
             let failure: CommandFailure
-            if let unread = result.unread {
-                // Customers it found were not read (the remote budget ended first): a term shown
-                // without a match is then not known to match nothing, and is never "not found".
-                failure = CommandFailure(Commands.exitCode(for: unread), result.matches.isEmpty
-                    ? "the customers \(term) may match were not read: \(unread.budgetReason); it is not known to match nothing"
-                    : "not every customer \(term) matches was read: \(unread.budgetReason); those shown are not all")
+            if result.matches.isEmpty, let unread = result.unread {
+                // Customers it found were not read (the remote budget ended first): the term is
+                // then not known to match nothing, and is never "not found". (A term shown with
+                // some of its matches is found; the source's note says what was not read.)
+                failure = CommandFailure(Commands.exitCode(for: unread),
+                    "the customers \(term) may match were not read: \(unread.budgetReason); it is not known to match nothing")
             } else if result.matches.isEmpty {
                 failure = CommandFailure(.notFound, "no customer matches \(term)")
             } else {

@@ -31,10 +31,24 @@ final class MappedFile {
     /// refused before a byte is read, and the open itself never waits — for a FIFO without a
     /// writer, a blocking open would wait forever (the server and the writers, which hold
     /// locks, open this way). Otherwise pipes and devices are read as streams (`--store <(...)`).
-    init(path: String, regularOnly: Bool = false) throws {
-        self.path = path
+    convenience init(path: String, regularOnly: Bool = false) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK | O_NOCTTY : 0))
         guard fd >= 0 else { throw MappedFile.openError(path: path, errno: errno) }
+        try self.init(opened: fd, path: path, regularOnly: regularOnly)
+    }
+
+    /// Maps the regular file `fd` is open on, through a descriptor of its own (`fd` stays the
+    /// caller's): a version of the store the server holds open, whatever is at the path now.
+    convenience init(duplicating fd: Int32, path: String) throws {
+        let copy = dup(fd)
+        guard copy >= 0 else { throw StoreError.unreadable(path: path, reason: errorText(errno)) }
+        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
+        try self.init(opened: copy, path: path, regularOnly: true)
+    }
+
+    /// Maps the file open on `fd`, which becomes this object's (closed with it, or at once on a failure).
+    private init(opened fd: Int32, path: String, regularOnly: Bool) throws {
+        self.path = path
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
@@ -177,9 +191,10 @@ final class MappedFile {
     /// Hands back the memory of the pages below `offset` once they have been read. The mapping
     /// stays valid: a later read of those bytes maps them again from the page cache. This keeps
     /// the resident size of a scan of a large store small instead of growing to the file's size.
-    func release(upTo offset: Int) {
+    /// `step`: how much is handed back at once (a server's several scans at a time use less).
+    func release(upTo offset: Int, step: Int = MappedFile.releaseStep) {
         let end = min(offset, bytes.count) / MappedFile.pageSize * MappedFile.pageSize
-        guard end - releasedUpTo >= MappedFile.releaseStep else { return }
+        guard end - releasedUpTo >= step else { return }
         release(releasedUpTo..<end)
         releasedUpTo = end
     }

@@ -72,6 +72,16 @@ public struct FindMatch: Equatable, Sendable {
         self.activeEntitlements = activeEntitlements
     }
 
+    /// `{"customerId", "matchedBy", "email", "activeEntitlements"}`: one match of a find document.
+    public var document: JSONValue {
+        .object(JSONObject([
+            ("customerId", .string(customerId.string)),
+            ("matchedBy", .string(matchedBy.rawValue)),
+            ("email", email.map { .string($0) } ?? .null),
+            ("activeEntitlements", .array(activeEntitlements.map { .string($0.string) })),
+        ]))
+    }
+
     /// The email a record holds: `email`, else RevenueCat's reserved `$email`.
     public static func email(of record: CustomerRecord) -> String? {
         record.attributes?["email"]?.stringValue ?? record.attributes?["$email"]?.stringValue
@@ -98,14 +108,7 @@ public struct FindResult: Equatable, Sendable {
     public var document: JSONValue {
         .object(JSONObject([
             ("term", .string(term)),
-            ("matches", .array(matches.map { match in
-                .object(JSONObject([
-                    ("customerId", .string(match.customerId.string)),
-                    ("matchedBy", .string(match.matchedBy.rawValue)),
-                    ("email", match.email.map { .string($0) } ?? .null),
-                    ("activeEntitlements", .array(match.activeEntitlements.map { .string($0.string) })),
-                ]))
-            })),
+            ("matches", .array(matches.map(\.document))),
         ]))
     }
 

@@ -16,6 +16,8 @@ public final class SubsAPI: @unchecked Sendable {
     private let clock: any Clock
     private let dateLock = NSLock()
     private var dateCache: (seconds: Int64, text: String) = (0, "")
+    /// Searches running at once (see `SearchGate`).
+    let searches: SearchGate
     /// POST answers by Idempotency-Key (see `IdempotencyTable`); `replayBytes` for the tests.
     let replays: IdempotencyTable
     static let replayWindow: Int64 = 24 * 3600
@@ -25,8 +27,13 @@ public final class SubsAPI: @unchecked Sendable {
 
     /// `token`: the bearer token every request but `/v1/health` must carry; nil: none needed
     /// (the CLI allows that on loopback addresses only).
-    public init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
+    public convenience init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
+        self.init(store: store, token: token, clock: clock, replayBudget: replayBudget, searches: SearchGate())
+    }
+
+    init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget, searches: SearchGate) {
         self.store = store
+        self.searches = searches
         replays = IdempotencyTable(budget: replayBudget, exactLimit: Self.replayExactLimit, window: Self.replayWindow)
         let served = ServedStore(path: store.path)
         self.served = served
@@ -63,7 +70,7 @@ public final class SubsAPI: @unchecked Sendable {
             return .answer(answer)
         }
         // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift), made on a
-        // worker: it scans the store file.
+        // worker: it scans the store file; a few at a time (SearchGate.swift).
         if segments.count == 2 { return .search }
         // The customer and the entitlement are ids: compared by their bytes from here on.
         let id = ID(segments[2])
@@ -88,7 +95,15 @@ public final class SubsAPI: @unchecked Sendable {
         switch route(request) {
         case .answer(let answer): return answer
         case .customer(let id): return customer(id)
-        case .search: return CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) })
+        case .search:
+            let answer = searches.run { CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
+            guard let answer else {
+                var busy = HTTPResponse.error(status: 503, code: "busy",
+                                              message: "too many searches at once (\(searches.running) run, \(searches.waiting) wait); try again")
+                busy.headers.append(("Retry-After", "1"))
+                return busy
+            }
+            return answer
         case .grant(let id):
             return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, customer: &$0) }
         case .revoke(let id, let entitlement):

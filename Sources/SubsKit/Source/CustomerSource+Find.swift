@@ -59,8 +59,7 @@ extension RecordSource {
     public var searchableKinds: SearchKinds { .all }
 
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
-        let found = try records.find(query)
-        let at = t ?? found.requestDate ?? clock.now()
-        return FindAnswer(requestDate: at, results: found.results(query.terms, at: at), remarks: records.takeRemarks())
+        let found = try records.findResults(query, at: t, now: clock.now())
+        return FindAnswer(requestDate: found.requestDate, results: found.results, remarks: records.takeRemarks())
     }
 }

@@ -25,6 +25,11 @@ public protocol RecordStore {
     var provider: String { get }
     /// The customers each term of `query` names (SPEC section 4, "find"), decoded and checked.
     func find(_ query: FindQuery) throws -> FoundRecords
+
+    /// `find`'s results at T (`t`; nil: the store's clock — the server's, else `now`), and T.
+    /// By default the records `find` decodes, evaluated here; a store whose server evaluates
+    /// them (subs serve's search answers what the find table shows) answers them as they come.
+    func findResults(_ query: FindQuery, at t: Instant?, now: Instant) throws -> (results: [FindResult], requestDate: Instant)
 }
 
 extension RecordStore {
@@ -34,6 +39,12 @@ extension RecordStore {
 
     public func find(_ query: FindQuery) throws -> FoundRecords {
         throw NotOffered("this store cannot search customers")
+    }
+
+    public func findResults(_ query: FindQuery, at t: Instant?, now: Instant) throws -> (results: [FindResult], requestDate: Instant) {
+        let found = try find(query)
+        let at = t ?? found.requestDate ?? now
+        return (found.results(query.terms, at: at), at)
     }
 }
 

@@ -54,10 +54,10 @@ final class GroupCommit: @unchecked Sendable {
             lock.unlock()
             let results: [Result<StoredRecord, Error>]
             // The index follows the write from its edits: the next GET sees it, with no scan.
-            served.beginWrite()
             var report: CommitReport?
             do {
-                let written = try store.applyEachReporting(batch.map(\.request), now: clock.now())
+                let written = try store.applyEachReporting(batch.map(\.request), now: clock.now(),
+                                                           willCommit: { served.willCommit($0) })
                 report = written.report
                 results = written.results.map { $0.mapError { $0 as Error } }
             } catch {

@@ -93,10 +93,11 @@ extension LocalStore {
         try StoreWriter(path: path, lockTimeout: lockTimeout, pause: writePause).applyEach(requests, now: now)
     }
 
-    /// `applyEach`, with what the write did (the server's index follows it).
-    func applyEachReporting(_ requests: [ChangeRequest], now: Instant) throws
+    /// `applyEach`, with what the write did (the server's index follows it); `willCommit` is
+    /// told the new file's identity just before it is renamed in.
+    func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
-        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEachReporting(requests, now: now)
+        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEachReporting(requests, now: now, willCommit: willCommit)
     }
 
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.

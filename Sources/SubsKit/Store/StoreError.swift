@@ -36,7 +36,8 @@ extension StoreError: CustomStringConvertible {
     /// One line, saying what failed and where.
     public var description: String {
         switch self {
-        case .missing(let path): return "\(path): no such store (create one with 'subs store init')"
+        // No hint here: the CLI says how to get a store, and serve's HTTP clients cannot run one.
+        case .missing(let path): return "\(path): no such store"
         case .unreadable(let path, let reason): return "\(path): cannot read store: \(reason)"
         case .permissionDenied(let path, let reason): return "\(path): \(reason)"
         case .syntax(let path, let error): return "\(path):\(error.line):\(error.column): \(error.message)"

@@ -64,10 +64,13 @@ struct StoreSearchVisitor: JSONScanVisitor {
     private var pending: [(term: Int, kind: MatchKind)] = []
     private var scratch: [UInt8] = []
 
-    init(buffer: UnsafeRawBufferPointer, query: FindQuery, scanned: @escaping (Int) -> Void) {
+    /// `locating`: ids whose customers the index notes too (after the terms' own: `index.byKey`
+    /// from `query.terms.count` on), never matched against the terms.
+    init(buffer: UnsafeRawBufferPointer, query: FindQuery, locating: [ID] = [], scanned: @escaping (Int) -> Void) {
         self.buffer = buffer
         terms = SearchTerms(query)
-        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms.ids), collectAll: false, scanned: scanned)
+        index = StoreIndexVisitor(buffer: buffer, requested: RequestedIds(query.terms.ids + locating), collectAll: false,
+                                  scanned: scanned)
         hits = Array(repeating: [], count: query.terms.count)
         reportDepth = query.terms.count <= StoreSearchVisitor.termsSearchedOneByOne ? 4 : 5
     }

@@ -37,14 +37,15 @@ struct StoreWriter {
 
     /// `applyEach`, with what the write did (nil when nothing was written): the server updates
     /// its index from it instead of scanning the new version.
-    func applyEachReporting(_ requests: [ChangeRequest], now: Instant) throws
+    /// `willCommit` is told the new version's identity just before it is renamed in.
+    func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let path = try StoreFiles.resolvedPath(self.path)
         try requireStore(at: path)
         let ids = Array(Set(requests.map(\.id)))
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
             try scanned(ids, at: path, dryRun: false) { store, temp in
-                try rewriteEach(requests, ids: ids, in: store, temp: temp, now: now)
+                try rewriteEach(requests, ids: ids, in: store, temp: temp, now: now, willCommit: willCommit)
             }
         }
     }
@@ -173,7 +174,8 @@ struct StoreWriter {
 
     /// Writes the store with `edits` spliced in to `temp` and puts it in place; reports the
     /// edits as written, with the new version open for reading.
-    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile) throws -> CommitReport {
+    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile,
+                        willCommit: (FileIdentity) -> Void = { _ in }) throws -> CommitReport {
         let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
         // What is still mapped from the scan and the reads of the customers goes before the
         // copy, which then releases behind itself.
@@ -188,6 +190,7 @@ struct StoreWriter {
         do {
             try temp.commit(over: store.path) {
                 guard store.file.isUnchanged, store.file.isStill(at: store.path) else { throw store.file.changedError }
+                willCommit(written.identity)
             }
         } catch {
             close(written.fd)
@@ -197,7 +200,8 @@ struct StoreWriter {
     }
 
     private func rewriteEach(_ requests: [ChangeRequest], ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
-                             now: Instant) throws -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
+                             now: Instant, willCommit: (FileIdentity) -> Void) throws
+        -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let copied = try store.index.prefix?.finish() ?? 0
         let catalog = try checkedCatalog(of: store)
         let slot = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
@@ -259,7 +263,9 @@ struct StoreWriter {
         if !created.isEmpty { edits.append(try Splice.insertCustomers(created.map { ($0.id, .object($0.object)) }, into: store)) }
         var report: CommitReport?
         if let temp {
-            if edits.isEmpty { temp.discard() } else { report = try commit(edits, over: store, from: copied, via: temp) }
+            if edits.isEmpty { temp.discard() } else {
+                report = try commit(edits, over: store, from: copied, via: temp, willCommit: willCommit)
+            }
         }
         return (results, report)
     }
