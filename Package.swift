@@ -44,7 +44,7 @@ let package = Package(
         // The seam the commands talk to: CustomerSource and its answers, RecordStore and the
         // RecordSource that runs the rules over records, remarks. It names the remote budget's
         // errors (a customer left unanswered), never a platform, never the store.
-        .target(name: "SubsSource", dependencies: ["SubsModel", "SubsRemote", "SubsSystem"], swiftSettings: strict),
+        .target(name: "SubsSource", dependencies: ["SubsModel", "SubsRemote", "SubsJSON", "SubsSystem"], swiftSettings: strict),
         // Where answers come from, behind the seam: one folder per platform (RevenueCat,
         // Qonversion, IAPHUB, the subs REST API's client), the local store's records (Local), the
         // registry and what every platform is made of (Common).

@@ -29,8 +29,20 @@ enum FindCommand {
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
         var status = ExitCode.success
-        for result in answer.results where result.matches.isEmpty {
-            let failure = CommandFailure(.notFound, "no customer matches \(Terminal.quoted(result.term, escaping: false))")
+        for result in answer.results {
+            let term = Terminal.quoted(result.term, escaping: false)
+            let failure: CommandFailure
+            if result.matches.isEmpty, let unread = result.unread {
+                // Customers it found were not read (the remote budget ended first): the term is
+                // then not known to match nothing, and is never "not found". (A term shown with
+                // some of its matches is found; the source's note says what was not read.)
+                failure = CommandFailure(Commands.exitCode(for: unread),
+                    "the customers \(term) may match were not read: \(unread.budgetReason); it is not known to match nothing")
+            } else if result.matches.isEmpty {
+                failure = CommandFailure(.notFound, "no customer matches \(term)")
+            } else {
+                continue
+            }
             status = status.combined(with: Commands.report(failure, context))
         }
         guard !invocation.global.quiet else { return status }
@@ -65,7 +77,9 @@ struct FindOutput: CommandResult {
         TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
                   rows: results.flatMap { result -> [[Cell]] in
                       guard !result.matches.isEmpty else {
-                          return [[result.term, "", "", "", "", "customer_not_found"].map { Cell($0) }]
+                          // Not read is not "not found": the code check gives a customer left unanswered.
+                          let code = result.unread.map { Missing.unanswered(ID(result.term), $0).code } ?? "customer_not_found"
+                          return [[result.term, "", "", "", "", code].map { Cell($0) }]
                       }
                       return result.matches.map { m in
                           [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",

@@ -74,7 +74,8 @@ enum HistoryCommand {
         guard !invocation.global.quiet else { return status }
         let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
                                    judgedAt: Commands.judgedAt(invocation, context))
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        // Written entry by entry: a history of a whole listing is never held as one document.
+        try result.write(Commands.style(invocation, context), to: context.writeOut)
         return status
     }
 }

@@ -14,6 +14,10 @@ protocol CommandResult {
     var tsv: TextTable { get }
     /// `--format table`: for people.
     func table(_ style: OutputStyle) -> String
+    /// The output in `style`'s format, written piece by piece. Default: `Output.render` at once;
+    /// a result that may be large (a history of a whole listing) writes entry by entry, the
+    /// same bytes.
+    func write(_ style: OutputStyle, to out: (String) -> Void) throws
 }
 
 enum JSONOutput {
@@ -75,6 +79,10 @@ struct Missing: Error {
 
 extension CommandResult {
     var jsonLines: [JSONValue] { json.documents }
+
+    func write(_ style: OutputStyle, to out: (String) -> Void) throws {
+        out(try Output.render(self, style: style))
+    }
 }
 
 /// One output format: a file under Output/Formats/ and its case in `OutputFormat`.

@@ -1,6 +1,8 @@
 // `find` (SPEC section 4): what a support agent is handed — an email, a store's order or
 // transaction id, an app user id — and the customers it names. The query, the kinds of match in
-// the order they are tried, the answer and its JSON document, shared by the CLI and `subs serve`.
+// the order they are tried, a match and its JSON document, shared by the CLI and `subs serve`;
+// the answer, which may name customers the remote budget left unread, is the seam's
+// (SubsSource/FindAnswer.swift).
 
 import SubsJSON
 
@@ -85,64 +87,6 @@ public struct FindMatch: Equatable, Sendable {
     /// The email a record holds: `email`, else RevenueCat's reserved `$email`.
     public static func email(of record: CustomerRecord) -> String? {
         record.attributes?["email"]?.stringValue ?? record.attributes?["$email"]?.stringValue
-    }
-}
-
-/// What one term found: every match, best kind first, then in store order.
-public struct FindResult: Equatable, Sendable {
-    public var term: String
-    public var matches: [FindMatch]
-
-    public init(term: String, matches: [FindMatch]) {
-        self.term = term
-        self.matches = matches
-    }
-
-    /// `{"term", "matches": [{"customerId", "matchedBy", "email", "activeEntitlements"}]}`: the
-    /// document of `find --json` and of `GET /v1/customers?search=TERM`.
-    public var document: JSONValue {
-        .object(JSONObject([
-            ("term", .string(term)),
-            ("matches", .array(matches.map(\.document))),
-        ]))
-    }
-
-    /// Reads a find document (a `subs serve` answer); nil when it is not one.
-    public init?(document: JSONValue) {
-        guard case .string(let term)? = document["term"], case .array(let list)? = document["matches"] else { return nil }
-        var matches: [FindMatch] = []
-        for item in list {
-            guard case .string(let id)? = item["customerId"], case .string(let kind)? = item["matchedBy"],
-                  let matchedBy = MatchKind(rawValue: kind), case .array(let active)? = item["activeEntitlements"] else { return nil }
-            let email: String?
-            switch item["email"] {
-            case .string(let text)?: email = text
-            case .null?: email = nil
-            default: return nil
-            }
-            let ids = active.compactMap(\.stringValue)
-            guard ids.count == active.count else { return nil }
-            matches.append(FindMatch(customerId: ID(id), matchedBy: matchedBy, email: email, activeEntitlements: ids.ids))
-        }
-        self.init(term: term, matches: matches)
-    }
-}
-
-/// A source's answer to `find`: one result per term, in the order asked.
-public struct FindAnswer: Sendable {
-    /// T: the instant `activeEntitlements` describe.
-    public var requestDate: Instant
-    public var results: [FindResult]
-    /// Said on stderr (`subs: note: ...`).
-    public var notes: [String]
-    /// Said on stderr (`subs: warning: ...`): an item of the platform's answer left out.
-    public var warnings: [String]
-
-    public init(requestDate: Instant, results: [FindResult], notes: [String] = [], warnings: [String] = []) {
-        self.requestDate = requestDate
-        self.results = results
-        self.notes = notes
-        self.warnings = warnings
     }
 }
 
