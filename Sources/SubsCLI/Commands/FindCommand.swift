@@ -33,7 +33,7 @@ enum FindCommand {
             status = status.combined(with: Commands.report(failure, context))
         }
         guard !invocation.global.quiet else { return status }
-        let result = FindOutput(results: answer.results,
+        let result = FindResults(results: answer.results,
                                 asArray: terms.count > 1 || invocation.positionals.contains("-"))
         context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         return status
@@ -45,47 +45,5 @@ enum FindCommand {
         while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
         return String(scalars)
-    }
-}
-
-/// What `find` found, in every format: JSON one document per term (an array with several terms
-/// or `-`), JSONL one per line, TSV one row per match and one row per term without a match (its
-/// `error` column says so, as check's does for a customer not found), the table one row per match.
-struct FindOutput: CommandResult {
-    var results: [FindResult]
-    var asArray: Bool
-
-    var json: JSONOutput {
-        let documents = results.map(\.document)
-        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
-    }
-
-    var tsv: TextTable {
-        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
-                  rows: results.flatMap { result -> [[Cell]] in
-                      guard !result.matches.isEmpty else {
-                          return [[result.term, "", "", "", "", "customer_not_found"].map { Cell($0) }]
-                      }
-                      return result.matches.map { m in
-                          [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
-                           m.activeEntitlements.strings.joined(separator: ","), ""].map { Cell($0) }
-                      }
-                  })
-    }
-
-    /// CUSTOMER, EMAIL, MATCHED BY, ACTIVE; with several terms a TERM column first. Terms that
-    /// matched nothing have no row (stderr says so).
-    func table(_ style: OutputStyle) -> String {
-        let several = results.count > 1
-        let rows = results.flatMap { result in
-            result.matches.map { m -> [Cell] in
-                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.strings.joined(separator: ","), .green)
-                return (several ? [Cell(result.term)] : [])
-                    + [Cell(m.customerId), Cell(m.email ?? "-"), Cell(m.matchedBy.rawValue), active]
-            }
-        }
-        guard !rows.isEmpty else { return "" }
-        return TextTable(headers: (several ? ["term"] : []) + ["customer", "email", "matched by", "active"], rows: rows)
-            .render(style)
     }
 }

@@ -21,7 +21,7 @@ enum StoreCommands {
         let path = Commands.storePath(invocation, context)
         let problems = try StoreValidator.problems(path: path)
         if !invocation.global.quiet {
-            let result = ValidateResult(path: path, problems: problems)
+            let result = StoreValidateResult(path: path, problems: problems)
             context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
         }
         guard problems.isEmpty else {
@@ -29,49 +29,5 @@ enum StoreCommands {
             return .dataError
         }
         return .success
-    }
-}
-
-/// `store init`: which store was created.
-struct StoreInitResult: CommandResult {
-    var path: String
-    var demo: Bool
-
-    var json: JSONOutput {
-        .document(.object(JSONObject([("store", .string(path)), ("created", .bool(true)), ("demo", .bool(demo))])))
-    }
-
-    var tsv: TextTable {
-        TextTable(headers: ["store", "created", "demo"], rows: [[Cell(path), Cell("true"), Cell(String(demo))]])
-    }
-
-    func table(_ style: OutputStyle) -> String {
-        "created \(demo ? "demo" : "empty") store \(Terminal.escape(path))\n"
-    }
-}
-
-/// `store validate`: every problem with its path.
-struct ValidateResult: CommandResult {
-    var path: String
-    var problems: [StoreProblem]
-
-    var json: JSONOutput {
-        .document(.object(JSONObject([
-            ("store", .string(path)),
-            ("valid", .bool(problems.isEmpty)),
-            ("problems", .array(problems.map {
-                .object(JSONObject([("path", .string($0.path)), ("message", .string($0.message))]))
-            })),
-        ])))
-    }
-
-    var tsv: TextTable {
-        TextTable(headers: ["path", "message"], rows: problems.map { [Cell($0.path), Cell($0.message)] })
-    }
-
-    func table(_ style: OutputStyle) -> String {
-        if problems.isEmpty { return "\(Terminal.escape(path)): valid\n" }
-        // A syntax error has no JSON path: `store.json:1:22: …`, as an editor reads it.
-        return problems.map { Terminal.escape($0.path.isEmpty ? "\(path):\($0.message)" : "\(path): \($0)") + "\n" }.joined()
     }
 }
