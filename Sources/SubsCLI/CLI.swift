@@ -69,7 +69,7 @@ public enum CLI {
         } catch let error as SecretFileError {
             // A config file another user owns or may write: refused (77), whatever the command.
             context.writeErr("subs: error: \(Terminal.message(error.message))\n")
-            return Commands.exitCode(for: error)
+            return ExitCode(for: error)
         } catch {
             context.writeErr("subs: error: \(Terminal.message("\(error)"))\n")
             return .internalError

@@ -190,7 +190,7 @@ extension OptionValue {
 
 /// A usage error (exit 64): printed as `subs: error: MESSAGE`, then `did you mean 'X'?`
 /// when there is a suggestion, then `usage: ...`.
-public struct UsageError: Error, Equatable, Sendable {
+public struct UsageError: ExitStatusError, Equatable, Sendable {
     public var message: String
     public var suggestion: String?
     /// The command whose usage line to print (nil: the top-level usage).
@@ -201,10 +201,14 @@ public struct UsageError: Error, Equatable, Sendable {
         self.suggestion = suggestion
         self.command = command
     }
+
+    var exitCode: ExitCode { .usage }
 }
 
 /// A bad config file (exit 78): "PATH:LINE: unknown key 'x'".
-public struct ConfigError: Error, Equatable, Sendable {
+public struct ConfigError: ExitStatusError, Equatable, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }
+
+    var exitCode: ExitCode { .configError }
 }

@@ -34,75 +34,22 @@ public enum Commands {
         return code
     }
 
+    /// The status of `error` (ExitCode(for:)) and the words it is said with.
     static func describe(_ error: Error) -> (ExitCode, String) {
+        guard let code = ExitCode.known(error) else { return (.internalError, "internal error: \(error)") }
         switch error {
-        case let failure as CommandFailure:
-            return (failure.code, failure.message)
-        case let store as StoreError:
-            if case .missing(let path) = store {
-                // A newcomer's first run: say how to point subs at a store, or get one to try.
-                return (.noInput, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
-                            + "'subs store init', or try the demo customers: 'subs store init --demo' "
-                            + "(the same store as examples/store.json)")
-            }
-            return (exitCode(for: store), store.description)
-        case let change as ChangeError:
-            if case .expirationNotInFuture = change { return (.usage, change.description) }
-            return (.notFound, change.description)
-        case let usage as UsageError:
-            return (.usage, usage.message)
+        case let own as ExitStatusError:
+            return (code, own.message)
+        case StoreError.missing(let path):
+            // A newcomer's first run: say how to point subs at a store, or get one to try.
+            return (code, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
+                        + "'subs store init', or try the demo customers: 'subs store init --demo' "
+                        + "(the same store as examples/store.json)")
         case let notOffered as NotOffered:
-            // What the provider or API version cannot do is a usage error, never 69: a script
-            // that retries on 69 ("unreachable, try later") would retry it forever.
-            return (.usage, ProseMarkup.render(notOffered.reason))
-        case let remote as RemoteError:
-            return (exitCode(for: remote), remote.description)
-        case let refusal as SubsAPIError:
-            return (exitCode(for: refusal), refusal.description)
-        case let wrong as WrongBaseURL:
-            return (.configError, wrong.description)
-        case let secret as SecretFileError:
-            return (exitCode(for: secret), secret.message)
-        case let provider as ProviderError:
-            return (exitCode(for: provider.category), provider.description)
+            return (code, ProseMarkup.render(notOffered.reason))
         default:
-            return (.internalError, "internal error: \(error)")
-        }
-    }
-
-    static func exitCode(for error: RemoteError) -> ExitCode {
-        switch error {
-        case .unavailable, .timeout, .notCached, .libcurlMissing: return .unavailable
-        case .rateLimited: return .temporaryFailure
-        case .protocolError, .answersTooLarge: return .protocolError
-        case .unauthorized: return .permissionDenied
-        case .notFound: return .notFound
-        case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        }
-    }
-
-    /// A key, token or config file refused (another user's, others may write or read it) or
-    /// not readable for want of permission: 77; missing, a directory: configuration (78).
-    static func exitCode(for error: SecretFileError) -> ExitCode {
-        error.isPermissionProblem ? .permissionDenied : .configError
-    }
-
-    /// A platform's refusal, by its kind: every platform's errors end alike.
-    static func exitCode(for category: ProviderErrorCategory) -> ExitCode {
-        switch category {
-        case .notFound: return .notFound
-        case .refused: return .dataError
-        case .permission: return .permissionDenied
-        }
-    }
-
-    static func exitCode(for error: StoreError) -> ExitCode {
-        switch error {
-        case .missing, .unreadable: return .noInput
-        case .permissionDenied: return .permissionDenied
-        case .syntax, .invalid: return .dataError
-        case .cannotWrite, .alreadyExists: return .cannotWrite
-        case .lockTimeout: return .temporaryFailure
+            // The library's errors say themselves.
+            return (code, String(describing: error))
         }
     }
 
@@ -130,7 +77,7 @@ public enum Commands {
         let message = "\(unanswered.count) of \(total) customers not answered (\(names)): \(first.error.budgetReason); "
             + "the others are answered"
         context.writeErr("subs: error: \(Terminal.message(message))\n")
-        return exitCode(for: first.error)
+        return ExitCode(for: first.error)
     }
 
     /// Notes of an answer, on stderr.
@@ -202,15 +149,5 @@ public enum Commands {
             message += " (did you mean \(Terminal.quoted(near, escaping: false))?\(ChangeError.otherSpelling(near, entitlement)))"
         }
         throw CommandFailure(.notFound, message)
-    }
-}
-
-/// A failure a command reports with a given status.
-struct CommandFailure: Error {
-    var code: ExitCode
-    var message: String
-    init(_ code: ExitCode, _ message: String) {
-        self.code = code
-        self.message = message
     }
 }

@@ -16,7 +16,7 @@ enum CompleteCommand {
             default: return .usage
             }
         } catch {
-            return Commands.describe(error).0
+            return ExitCode(for: error)
         }
         // By bytes, as ids compare: the prefix typed is matched as written.
         let matching = candidates.filter { $0.hasPrefix(prefix) && !$0.string.contains(where: { $0.isNewline }) }

@@ -1,7 +1,7 @@
 // The exit statuses `subs help COMMAND` lists: what each status means for that command, then
 // the statuses every command shares. The full table (ExitCode.meanings) is in `subs help` and
 // man subs; these are its words for one command, so a script writer reads them where they look.
-// What a provider does not offer comes from ProviderMatrix, never from a list written here.
+// What a provider does not offer comes from RefusedOperations, never from a list written here.
 
 import SubsKit
 
@@ -20,8 +20,8 @@ enum ExitStatusHelp {
     /// A 64 line naming the APIs that refuse what `command` asks.
     static func notOffered(_ parts: [(String, [SourceOperation])]) -> (ExitCode, String) {
         let refused = parts.compactMap { what, operations -> String? in
-            let titles = operations.flatMap(ProviderMatrix.refusing).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            return titles.isEmpty ? nil : what + " on " + ProviderMatrix.listed(titles)
+            let titles = operations.flatMap(RefusedOperations.refusing).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            return titles.isEmpty ? nil : what + " on " + RefusedOperations.listed(titles)
         }
         let which = refused.isEmpty ? "" : " (" + refused.joined(separator: "; ") + ")"
         return (.usage, "Usage error; or not offered by the provider or API version" + which
