@@ -18,10 +18,6 @@ public enum CommandName: String, CaseIterable, Sendable {
     var worksWhateverTheEnvironment: Bool { self == .completion || self == .complete }
 }
 
-public enum OutputFormat: String, CaseIterable, Sendable {
-    case table, json, jsonl, tsv
-}
-
 public enum ColorMode: String, CaseIterable, Sendable {
     case auto, always, never
 }

@@ -46,11 +46,9 @@ enum CheckCommand {
         status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        var style = Commands.style(invocation, context)
-        style.now = answer.requestDate
         let result = CheckResult(customers: customers, activeOnly: invocation.flag(Options.active), asArray: asArray,
                                  judgedAt: Commands.judgedAt(invocation, context))
-        context.writeOut(try Output.render(result, style: style))
+        Commands.write(result, invocation, context, now: answer.requestDate)
         return status
     }
 

@@ -127,10 +127,30 @@ public enum Commands {
         return arguments.flatMap { $0 == "-" ? fromStdin : [$0] }
     }
 
+    /// How output looks on this run: colour (`--color`, then the terminal, NO_COLOR and TERM),
+    /// the terminal's width, `--wide`.
     static func style(_ invocation: Invocation, _ context: Context) -> OutputStyle {
-        var style = OutputStyle(invocation.global, context: context)
+        let env = context.environment
+        let color: Bool
+        switch invocation.global.color {
+        case .always: color = true
+        case .never: color = false
+        case .auto:
+            color = context.stdoutIsTerminal && EnvironmentSpec.noColor.value(in: env) == nil
+                && EnvironmentSpec.term.value(in: env) != "dumb"
+        }
+        var style = OutputStyle(color: color, terminal: context.stdoutIsTerminal, columns: context.columns,
+                                now: context.clock.now())
         style.wide = invocation.flag(CommandLineSpec.Options.wide)
         return style
+    }
+
+    /// `result` on standard output, in the format asked for; `now`: the instant relative dates
+    /// count from, when the answer says it (else the clock's).
+    static func write(_ result: CommandResult, _ invocation: Invocation, _ context: Context, now: Instant? = nil) {
+        var style = style(invocation, context)
+        if let now { style.now = now }
+        context.writeOut(invocation.global.format.render(result, style: style))
     }
 
     /// `--at`, whenever it is given: tables then say at which instant they judged. Always, not only

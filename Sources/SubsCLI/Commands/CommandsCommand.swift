@@ -3,7 +3,7 @@
 enum CommandsCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         guard !invocation.global.quiet else { return .success }
-        context.writeOut(try Output.render(CommandsResult(), style: Commands.style(invocation, context)))
+        Commands.write(CommandsResult(), invocation, context)
         return .success
     }
 }

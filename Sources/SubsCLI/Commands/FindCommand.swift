@@ -35,7 +35,7 @@ enum FindCommand {
         guard !invocation.global.quiet else { return status }
         let result = FindResults(results: answer.results,
                                 asArray: terms.count > 1 || invocation.positionals.contains("-"))
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        Commands.write(result, invocation, context)
         return status
     }
 

@@ -59,11 +59,10 @@ enum GrantCommand {
             }
         }
         guard !invocation.global.quiet else { return .success }
-        let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        let output = GrantResult(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
-                                  isGrant: isGrant, asArray: asArray)
-        context.writeOut(try Output.render(output, style: style))
+        let result = GrantResult(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
+                                 isGrant: isGrant, asArray: asArray)
+        Commands.write(result, invocation, context)
         return .success
     }
 

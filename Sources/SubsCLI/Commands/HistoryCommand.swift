@@ -72,7 +72,7 @@ enum HistoryCommand {
         guard !invocation.global.quiet else { return status }
         let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
                                    judgedAt: Commands.judgedAt(invocation, context))
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        Commands.write(result, invocation, context)
         return status
     }
 }

@@ -58,7 +58,7 @@ enum RenewCountCommand {
         status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let result = RenewCountResult(counts: counts, entitlement: wanted, asArray: user == "-")
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        Commands.write(result, invocation, context)
         return status
     }
 }

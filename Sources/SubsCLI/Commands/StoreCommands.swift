@@ -13,7 +13,7 @@ enum StoreCommands {
         try StoreFiles.createStore(path: path, bytes: Array(text.utf8), lockTimeout: invocation.global.lockWait,
                                     pause: invocation.global.writePause)
         guard !invocation.global.quiet else { return .success }
-        context.writeOut(try Output.render(StoreInitResult(path: path, demo: demo), style: Commands.style(invocation, context)))
+        Commands.write(StoreInitResult(path: path, demo: demo), invocation, context)
         return .success
     }
 
@@ -22,7 +22,7 @@ enum StoreCommands {
         let problems = try StoreValidator.problems(path: path)
         if !invocation.global.quiet {
             let result = StoreValidateResult(path: path, problems: problems)
-            context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+            Commands.write(result, invocation, context)
         }
         guard problems.isEmpty else {
             context.writeErr("subs: error: \(Terminal.escape(path)): \(problems.count) problem\(problems.count == 1 ? "" : "s") found\n")

@@ -1,18 +1,34 @@
-// What every command answers: one value that knows its JSON document, its TSV rows and its
-// table, so that the formats never disagree. `Output.render` turns it into text in one place.
+// What every command answers: one value that gives its JSON document and its rows, from which
+// every format is made (OutputFormat), so that the formats never disagree; and, for people, its
+// table. A command's result is a file in Output/Results/.
 
 import SubsJSON
 import SubsKit
 
 protocol CommandResult {
     /// `--format json`: one document, or (several customers, `-`) an array of them.
-    var json: JSONOutput { get }
-    /// `--format jsonl`: one compact document per line. Default: the documents of `json`.
+    var document: JSONOutput { get }
+    /// `--format jsonl`: one compact document per line. Default: the documents of `document`.
     var jsonLines: [JSONValue] { get }
-    /// `--format tsv`: a header line and rows (the header names are the JSON keys they show).
-    var tsv: TextTable { get }
-    /// `--format table`: for people.
+    /// `--format tsv` and `csv`: a header row (the names are the JSON keys the columns show)
+    /// and one row per element, in the order the document has them.
+    var rows: Rows { get }
+    /// `--format table`: for people. Default: the rows as aligned columns.
     func table(_ style: OutputStyle) -> String
+}
+
+extension CommandResult {
+    var jsonLines: [JSONValue] { document.documents }
+
+    func table(_ style: OutputStyle) -> String {
+        TextTable(headers: rows.headers, rows: rows.values.map { $0.map { Cell($0) } }).render(style)
+    }
+}
+
+/// Values under a header row, as text: what the tsv and csv formats write, each with its quoting.
+struct Rows {
+    var headers: [String]
+    var values: [[String]]
 }
 
 enum JSONOutput {
@@ -69,31 +85,5 @@ struct Missing: Error {
     /// A customer not found, with the words said on stderr (a did-you-mean, a find hint).
     static func customer(_ id: ID, _ failure: CommandFailure) -> Missing {
         Missing(requestedId: id, customerId: nil, code: "customer_not_found", message: failure.message)
-    }
-}
-
-extension CommandResult {
-    var jsonLines: [JSONValue] { json.documents }
-}
-
-/// One output format: a file under Output/Formats/ and its case in `OutputFormat`.
-protocol OutputFormatter {
-    func render(_ result: CommandResult, style: OutputStyle) throws -> String
-}
-
-enum Output {
-    static func render(_ result: CommandResult, style: OutputStyle) throws -> String {
-        try style.format.formatter.render(result, style: style)
-    }
-}
-
-extension OutputFormat {
-    var formatter: OutputFormatter {
-        switch self {
-        case .table: return TableFormat()
-        case .json: return JSONFormat()
-        case .jsonl: return JSONLinesFormat()
-        case .tsv: return TSVFormat()
-        }
     }
 }

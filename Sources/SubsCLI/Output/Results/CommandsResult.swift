@@ -2,11 +2,11 @@
 
 /// `subs commands`: the document in json (and on one line in jsonl); the table lists the commands.
 struct CommandsResult: CommandResult {
-    var json: JSONOutput { .document(CommandLineDocument.document) }
+    var document: JSONOutput { .document(CommandLineDocument.document) }
 
-    var tsv: TextTable {
-        TextTable(headers: ["name", "abstract"], rows: CommandLineSpec.visibleCommands.map {
-            [Cell($0.name.rawValue), Cell(ProseMarkup.render($0.abstract))]
+    var rows: Rows {
+        Rows(headers: ["name", "abstract"], values: CommandLineSpec.visibleCommands.map {
+            [$0.name.rawValue, ProseMarkup.render($0.abstract)]
         })
     }
 

@@ -10,22 +10,22 @@ struct FindResults: CommandResult {
     var results: [FindResult]
     var asArray: Bool
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = results.map(\.document)
         return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
     }
 
-    var tsv: TextTable {
-        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
-                  rows: results.flatMap { result -> [[Cell]] in
-                      guard !result.matches.isEmpty else {
-                          return [[result.term, "", "", "", "", "customer_not_found"].map { Cell($0) }]
-                      }
-                      return result.matches.map { m in
-                          [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
-                           m.activeEntitlements.strings.joined(separator: ","), ""].map { Cell($0) }
-                      }
-                  })
+    var rows: Rows {
+        Rows(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
+             values: results.flatMap { result -> [[String]] in
+                 guard !result.matches.isEmpty else {
+                     return [[result.term, "", "", "", "", "customer_not_found"]]
+                 }
+                 return result.matches.map { m in
+                     [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
+                      m.activeEntitlements.strings.joined(separator: ","), ""]
+                 }
+             })
     }
 
     /// CUSTOMER, EMAIL, MATCHED BY, ACTIVE; with several terms a TERM column first. Terms that

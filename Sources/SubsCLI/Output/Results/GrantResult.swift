@@ -20,7 +20,7 @@ struct GrantResult: CommandResult {
         var requestedId: ID
     }
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = outcomes.map { o -> JSONValue in
             .object(JSONObject([
                 ("customerId", .string(o.customer.record.id.string)),
@@ -36,17 +36,17 @@ struct GrantResult: CommandResult {
 
     /// customerId, requestedId, the command's columns, error: the shape of every command's TSV. A
     /// write is all or nothing, so a written row's error is empty (a failed write prints nothing).
-    var tsv: TextTable {
-        let rows = outcomes.flatMap { o in
+    var rows: Rows {
+        let values = outcomes.flatMap { o in
             o.customer.grants.map { g in
                 [o.customer.record.id.string, o.requestedId.string, g.entitlement.string, g.id.string,
                  g.expirationDate.map(ISODate.format) ?? "", String(dryRun), o.status?.state.rawValue ?? "",
-                 String(o.status?.isActive ?? false), ""].map { Cell($0) }
+                 String(o.status?.isActive ?? false), ""]
             }
         }
-        return TextTable(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",
-                                   "isActive", "error"],
-                         rows: rows)
+        return Rows(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",
+                              "isActive", "error"],
+                    values: values)
     }
 
     func table(_ style: OutputStyle) -> String {

@@ -32,7 +32,7 @@ struct HistoryResult: CommandResult {
     var asArray: Bool
     var judgedAt: Instant?
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = histories.map { asked -> JSONValue in
             switch asked {
             case .found(let h):
@@ -73,7 +73,7 @@ struct HistoryResult: CommandResult {
                                "reason", "revokedBy", "revokeReason"]
 
     /// One column per field; keys a provider adds (price, currency…) follow in the order met.
-    var tsv: TextTable {
+    var rows: Rows {
         var fields = Self.fieldColumns
         var known = Set(fields)
         for case .found(let h) in histories {
@@ -83,7 +83,7 @@ struct HistoryResult: CommandResult {
         }
         let headers = ["customerId", "requestedId", "date", "kind", "type", "entitlements"] + fields + ["error"]
         let blank = Array(repeating: "", count: headers.count - 3)
-        let rows = histories.flatMap { asked -> [[String]] in
+        let values = histories.flatMap { asked -> [[String]] in
             switch asked {
             case .missing(let m):
                 return [[m.customerId?.string ?? "", m.requestedId.string] + blank + [m.code]]
@@ -102,7 +102,7 @@ struct HistoryResult: CommandResult {
                 }
             }
         }
-        return TextTable(headers: headers, rows: rows.map { $0.map { Cell($0) } })
+        return Rows(headers: headers, values: values)
     }
 
     func table(_ style: OutputStyle) -> String {

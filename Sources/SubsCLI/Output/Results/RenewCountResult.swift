@@ -21,7 +21,7 @@ struct RenewCountResult: CommandResult {
     var entitlement: ID?
     var asArray: Bool
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = counts.map { asked -> JSONValue in
             switch asked {
             case .missing(let m): return Documents.missing(m)
@@ -44,20 +44,20 @@ struct RenewCountResult: CommandResult {
         return .document(document)
     }
 
-    var tsv: TextTable {
-        TextTable(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
-                  rows: counts.flatMap { asked -> [[Cell]] in
-                      switch asked {
-                      // A customer who never had the entitlement asked for: its row names it, as the
-                      // error is about it; a customer not found has no entitlements at all.
-                      case .missing(let m):
-                          let asked = m.customerId == nil ? "" : entitlement?.string ?? ""
-                          return [[m.customerId?.string ?? "", m.requestedId.string, asked, "", m.code].map { Cell($0) }]
-                      case .found(let c):
-                          if c.entitlements.isEmpty { return [[c.customerId.string, c.requestedId.string, "", "", ""].map { Cell($0) }] }
-                          return c.entitlements.map { [c.customerId.string, c.requestedId.string, $0.id.string, Self.count($0), ""].map { Cell($0) } }
-                      }
-                  })
+    var rows: Rows {
+        Rows(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
+             values: counts.flatMap { asked -> [[String]] in
+                 switch asked {
+                 // A customer who never had the entitlement asked for: its row names it, as the
+                 // error is about it; a customer not found has no entitlements at all.
+                 case .missing(let m):
+                     let asked = m.customerId == nil ? "" : entitlement?.string ?? ""
+                     return [[m.customerId?.string ?? "", m.requestedId.string, asked, "", m.code]]
+                 case .found(let c):
+                     if c.entitlements.isEmpty { return [[c.customerId.string, c.requestedId.string, "", "", ""]] }
+                     return c.entitlements.map { [c.customerId.string, c.requestedId.string, $0.id.string, Self.count($0), ""] }
+                 }
+             })
     }
 
     func table(_ style: OutputStyle) -> String {

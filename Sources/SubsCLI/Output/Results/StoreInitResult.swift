@@ -7,12 +7,12 @@ struct StoreInitResult: CommandResult {
     var path: String
     var demo: Bool
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         .document(.object(JSONObject([("store", .string(path)), ("created", .bool(true)), ("demo", .bool(demo))])))
     }
 
-    var tsv: TextTable {
-        TextTable(headers: ["store", "created", "demo"], rows: [[Cell(path), Cell("true"), Cell(String(demo))]])
+    var rows: Rows {
+        Rows(headers: ["store", "created", "demo"], values: [[path, "true", String(demo)]])
     }
 
     func table(_ style: OutputStyle) -> String {

@@ -8,7 +8,7 @@ struct StoreValidateResult: CommandResult {
     var path: String
     var problems: [StoreProblem]
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         .document(.object(JSONObject([
             ("store", .string(path)),
             ("valid", .bool(problems.isEmpty)),
@@ -18,8 +18,8 @@ struct StoreValidateResult: CommandResult {
         ])))
     }
 
-    var tsv: TextTable {
-        TextTable(headers: ["path", "message"], rows: problems.map { [Cell($0.path), Cell($0.message)] })
+    var rows: Rows {
+        Rows(headers: ["path", "message"], values: problems.map { [$0.path, $0.message] })
     }
 
     func table(_ style: OutputStyle) -> String {
