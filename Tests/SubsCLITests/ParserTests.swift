@@ -10,7 +10,7 @@ let parserNow = Instant(seconds: 1_795_341_600)
 
 /// Parses with no environment (so no config file is looked for) unless one is given.
 func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> ParseOutcome {
-    try CommandLineParser.parse(arguments: arguments, environment: environment, now: parserNow)
+    try CommandLineParser.parse(arguments: arguments, of: .subs, environment: environment, now: parserNow)
 }
 
 func invocation(_ arguments: [String], environment: [String: String] = [:],

@@ -79,3 +79,10 @@ public enum OutputDelivery: Equatable, Sendable {
     /// Any other write error (a full disk, a closed descriptor), with the system's words.
     case failed(String)
 }
+
+/// All of `fd`, at most `limit` bytes (`truncated`: there was more); nil when it cannot be read.
+func readAll(fd: Int32, limit: Int = .max - 1) -> (bytes: [UInt8], truncated: Bool)? {
+    guard let read = try? readStream(fd, limit: limit) else { return nil }
+    defer { read.bytes.deallocate() }
+    return (Array(read.bytes), read.truncated)
+}

@@ -3,19 +3,14 @@
 
 import SubsKit
 
-public enum CommandName: String, CaseIterable, Sendable {
-    case check, grant, revoke, history
-    case renewCount = "renew-count"
-    case find
-    case storeInit = "store init"
-    case storeValidate = "store validate"
-    case serve, commands, completion, help
-    /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
-    case complete = "__complete"
+/// A command's name as typed (`check`, `store init`). Each command's file declares its own
+/// (`CommandName.check`); the parser answers `help` itself, so that one is declared here.
+public struct CommandName: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
 
-    /// Commands that need neither the clock, the config file nor the environment's settings
-    /// (SPEC 7: completion works whatever they hold).
-    var worksWhateverTheEnvironment: Bool { self == .completion || self == .complete }
+    public static let help = CommandName("help")
 }
 
 public enum ColorMode: String, CaseIterable, Sendable {

@@ -1,32 +1,26 @@
-// Dispatch from a parsed invocation to its command, and what commands share: where the data
-// comes from, the users named on the command line or stdin, and failures turned into statuses.
+// What commands share: the USER and ENTITLEMENT arguments and the options of several commands,
+// where the data comes from, the users named on the command line or stdin, how failures are
+// said, and how a result is printed.
 
 import SubsKit
 
-public enum Commands {
-    public static func run(_ invocation: Invocation, context: Context) -> ExitCode {
-        do {
-            switch invocation.command {
-            case .check: return try CheckCommand.run(invocation, context)
-            case .history: return try HistoryCommand.run(invocation, context)
-            case .renewCount: return try RenewCountCommand.run(invocation, context)
-            case .find: return try FindCommand.run(invocation, context)
-            case .storeInit: return try StoreCommands.initialize(invocation, context)
-            case .storeValidate: return try StoreCommands.validate(invocation, context)
-            case .grant, .revoke: return try GrantCommand.run(invocation, context)
-            case .complete: return CompleteCommand.run(invocation, context)
-            case .serve: return try ServeCommand.run(invocation, context)
-            case .completion: return CompletionCommand.run(invocation, context: context)
-            case .commands: return try CommandsCommand.run(invocation, context)
-            case .help:
-                // Answered by CLI before commands run.
-                throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
-            }
-        } catch {
-            return report(error, context)
-        }
-    }
+extension ArgumentSpec {
+    static let users = ArgumentSpec("USER", kind: .customer, arity: .oneOrMore,
+                                    help: "A customer id or alias; '-' reads ids from standard input, "
+                                        + "one per line (blank lines and # comments skipped)")
+    static let entitlement = ArgumentSpec("ENTITLEMENT", kind: .entitlement, help: "An entitlement id")
+}
 
+extension CommandLineSpec.Options {
+    static let wide = OptionSpec("wide", help: "Tables add the id columns (transactions, grants, products)")
+    static let reason = OptionSpec("reason", kind: .nonEmptyText, valueName: "TEXT",
+                                   help: "Why, recorded with the change")
+    static let actor = OptionSpec("actor", kind: .nonEmptyText, valueName: "NAME", environment: "SUBS_ACTOR",
+                                  defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
+    static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
+}
+
+enum Commands {
     /// One `subs: error:` line on stderr, and the status it stands for.
     static func report(_ error: Error, _ context: Context) -> ExitCode {
         let (code, message) = describe(error)
@@ -46,7 +40,7 @@ public enum Commands {
                         + "'subs store init', or try the demo customers: 'subs store init --demo' "
                         + "(the same store as examples/store.json)")
         case let notOffered as NotOffered:
-            return (code, ProseMarkup.render(notOffered.reason))
+            return (code, ProseMarkup.render(notOffered.reason, flags: CommandLineSpec.subs.flagNames))
         default:
             // The library's errors say themselves.
             return (code, String(describing: error))

@@ -4,7 +4,33 @@
 import SubsJSON
 import SubsKit
 
+extension CommandName {
+    static let find = CommandName("find")
+}
+
+extension CommandLineSpec.Options {
+    static let attribute = OptionSpec("attribute", kind: .text, valueName: "KEY", repeatable: true,
+                                      help: "Also match the value of attribute KEY (exact)")
+}
+
 enum FindCommand {
+    static let spec = CommandSpec(
+        .find, abstract: "Find customers by email, order or transaction id, id or alias",
+        discussion: "Each TERM matches, in this order: a customer id or alias (exact); an email "
+            + "attribute (any case); a transactionId, originalTransactionId or orderId (exact); with "
+            + "--attribute KEY, that attribute's value (exact). Every customer found is listed once, with "
+            + "how it matched and its active entitlements. A term that matches nothing is exit {exit:not-found}.",
+        arguments: [ArgumentSpec("TERM", kind: .customer, arity: .oneOrMore,
+                                 help: "An email, an order or transaction id (Apple MK3Q9Z7X1T, Google GPA.3312-...), "
+                                     + "or a customer id or alias; '-' reads terms from standard input, one per line")],
+        options: [CommandLineSpec.Options.attribute],
+        examples: [
+            Example("subs find alice@example.com", "Who wrote in from this address?"),
+            Example("subs find MN9C3VJ6HW", "The customer behind an App Store order id"),
+            Example("subs find --attribute familyId fam_3921 --json", "By an attribute of your own"),
+        ],
+        paged: true, run: { try run($0, $1) })
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let attributes = invocation.texts(CommandLineSpec.Options.attribute)
         // Whitespace pasted around a term (from a ticket, a spreadsheet cell) is not part of it.

@@ -4,8 +4,57 @@
 import SubsJSON
 import SubsKit
 
+extension CommandName {
+    static let grant = CommandName("grant")
+    static let revoke = CommandName("revoke")
+}
+
+extension CommandLineSpec.Options {
+    static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
+                                     help: "Grant for DURATION from now (P7D, P3M, P1Y)")
+    static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
+    static let lifetime = OptionSpec("lifetime", help: "Grant without an end")
+    static let create = OptionSpec("create", help: "Create customers that do not exist")
+}
+
 enum GrantCommand {
     private typealias Options = CommandLineSpec.Options
+
+    static let grant = CommandSpec(
+        .grant, abstract: "Grant an entitlement manually (promotional)",
+        discussion: "Every argument before the last is a customer; the last is the "
+            + "entitlement. Several customers are written all or nothing.",
+        arguments: [.users, .entitlement],
+        options: [Options.duration, Options.grantUntil, Options.lifetime, Options.reason, Options.actor,
+                  Options.create, Options.dryRun],
+        exactlyOneOf: [["duration", "until", "lifetime"]],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Written (with {flag:--dry-run}: printed, nothing written)"),
+            (.notFound, "A customer not found (without {flag:--create}), or an entitlement no product unlocks; nothing written"),
+            ExitStatusHelp.notOffered([("grant", [.grants]), ("{flag:--lifetime}", [.lifetimeGrants]),
+                                       ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+            (.cannotWrite, "The store cannot be written; it is left unchanged"),
+        ]),
+        examples: [
+            Example("subs grant alice premium --duration P1M --reason goodwill", "A month of premium for alice"),
+            Example("subs grant - early_access --duration P3M < ids.txt", "Grant to every customer listed in ids.txt"),
+        ],
+        paged: true, run: { try run($0, $1) })
+
+    static let revoke = CommandSpec(
+        .revoke, abstract: "Revoke the manual grants of an entitlement",
+        discussion: "Revokes the customer's active manual grants of ENTITLEMENT; "
+            + "purchases are not affected. Nothing to revoke is exit {exit:not-found}.",
+        arguments: [.users, .entitlement],
+        options: [Options.reason, Options.actor, Options.dryRun],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Every customer's manual grants of ENTITLEMENT revoked"),
+            (.notFound, "A customer not found, or no active manual grant to revoke; nothing written"),
+            ExitStatusHelp.notOffered([("revoke", [.grants]), ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+            (.cannotWrite, "The store cannot be written; it is left unchanged"),
+        ]),
+        examples: [Example("subs revoke alice premium --reason 'granted by mistake'", "Take back alice's manual premium")],
+        paged: true, run: { try run($0, $1) })
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant

@@ -4,7 +4,25 @@
 import SubsJSON
 import SubsKit
 
+extension CommandName {
+    static let renewCount = CommandName("renew-count")
+}
+
 enum RenewCountCommand {
+    static let spec = CommandSpec(
+        .renewCount, abstract: "Show how many times subscriptions renewed",
+        discussion: "With ENTITLEMENT, the table format prints the bare number.",
+        arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias; '-' reads ids from standard input"),
+                    ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional, help: "Only this entitlement")],
+        exitStatuses: CommandExitStatuses([
+            (.success, "The counts printed"),
+            (.notFound, "A customer not found, an ENTITLEMENT no product unlocks, or one the customer never had"),
+            ExitStatusHelp.notOffered([("renew-count", [.renewCount])]),
+        ]),
+        examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium"),
+                   Example("subs renew-count - premium < ids.txt", "Renewals of premium for every id in ids.txt")],
+        paged: true, run: { try run($0, $1) })
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         guard let user = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)

@@ -63,7 +63,7 @@ enum ProviderMatrix {
         rows.append("Every provider answers check. What an API does not offer is exit status {exit:not-offered} with a "
                     + "sentence naming what does ([docs/providers.md](docs/providers.md#what-each-api-offers) quotes them); "
                     + "retrying cannot help.")
-        return rows.map { ProseMarkup.render($0, for: .markdown) }.joined(separator: "\n") + "\n"
+        return rows.map { ProseMarkup.render($0, for: .markdown, flags: CommandLineSpec.subs.flagNames) }.joined(separator: "\n") + "\n"
     }
 
     /// What one API offers, in a sentence (with markup).
@@ -87,7 +87,7 @@ enum ProviderMatrix {
                 lines.append("  - " + RefusedOperations.phrase(refusal.operation) + ": exit status {exit:not-offered}, \u{201C}"
                              + refusal.why + "\u{201D}")
             }
-            return lines.map { ProseMarkup.render($0, for: .markdown) }.joined(separator: "\n")
+            return lines.map { ProseMarkup.render($0, for: .markdown, flags: CommandLineSpec.subs.flagNames) }.joined(separator: "\n")
         }.joined(separator: "\n") + "\n"
     }
 
