@@ -136,8 +136,8 @@ final class CompletionTests: XCTestCase {
         func zshOffers(_ words: [String]) throws -> [String] { try self.zshOffers(zsh, words) }
         XCTAssertEqual(try zshOffers(["subs", ""]), CompletionModel(.subs).topWords.map(\.word).sorted())
         XCTAssertEqual(try zshOffers(["subs", "--json", "store", ""]), ["init", "validate"])
-        XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
-        XCTAssertEqual(try zshOffers(["subs", "check", "--format=j"]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["csv", "json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try zshOffers(["subs", "check", "--format=j"]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try zshOffers(["subs", "--store", ""]), ["<files>"])
         XCTAssertEqual(try zshOffers(["subs", "completion", ""]), ["bash", "fish", "zsh"])
         let grant = try zshOffers(["subs", "grant", "alice", "--"])
@@ -191,7 +191,7 @@ final class CompletionTests: XCTestCase {
 
     func testBashCompletesOptionValues() throws {
         try requireBash()
-        XCTAssertEqual(try bashComplete(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try bashComplete(["subs", "--format", ""]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try bashComplete(["subs", "check", "alice", "--format", "js"]), ["json", "jsonl"])
         XCTAssertEqual(try bashComplete(["subs", "check", "--color", ""]), ["always", "auto", "never"])
         XCTAssertEqual(try bashComplete(["subs", "--provider", "r"]), ["revenuecat"])
@@ -199,7 +199,7 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try bashComplete(["subs", "grant", "a", "p", "--reason", ""]), [])
         // bash splits --format=js at '=' by default ...
         XCTAssertEqual(try bashComplete(["subs", "--format", "=", "js"]), ["json", "jsonl"])
-        XCTAssertEqual(try bashComplete(["subs", "--format", "="]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try bashComplete(["subs", "--format", "="]), ["csv", "json", "jsonl", "table", "tsv"])
         // ... and keeps it whole when '=' is not a word break.
         XCTAssertEqual(try bashComplete(["subs", "--format=js"], wordBreaks: " \t\n"), ["--format=json", "--format=jsonl"])
     }

@@ -156,7 +156,7 @@ final class HelpTests: XCTestCase {
 
     func testHelpDocumentsDefaultsChoicesAndEnvironment() {
         let overview = HelpRenderer(.subs).help(for: nil, columns: 200)
-        XCTAssertTrue(overview.contains("Output format (one of table, json, jsonl, tsv; default table; env SUBS_FORMAT)."))
+        XCTAssertTrue(overview.contains("Output format (one of table, json, jsonl, tsv, csv; default table; env SUBS_FORMAT)."))
         XCTAssertTrue(overview.contains("(default $XDG_DATA_HOME/subs/store.json; env SUBS_STORE)"))
         let serve = HelpRenderer(.subs).help(for: .serve, columns: 200)
         XCTAssertTrue(serve.contains("--listen HOST:PORT      Address to listen on (default 127.0.0.1:8787)."))
