@@ -57,6 +57,10 @@ public final class HTTPConnection: @unchecked Sendable {
     private var inputEnded = false
     private var stopping = false
     private var shutdownPending = false
+    /// Set by an owner that bounds the request bodies of all its connections together (the
+    /// event loop): a body is read only once the owner granted its bytes (`grantBody`).
+    public var requiresBodyGrant = false
+    private var bodyGranted = false
 
     /// Small answers are written together: one send for many pipelined answers.
     static let mergeLimit = 64 * 1024
@@ -73,13 +77,29 @@ public final class HTTPConnection: @unchecked Sendable {
     /// At its bound of unsent bytes: no request is taken (nor read) until the client reads.
     public var outputBlocked: Bool { unsentBytes >= configuration.maxUnsentBytesPerConnection }
 
+    /// The body bytes this connection waits to be granted before its body is read: the
+    /// announced `Content-Length` of a request whose head is in; nil when it needs no grant.
+    public var bodyWanted: Int? {
+        guard requiresBodyGrant, !bodyGranted, phase == .reading, let length = parser.announcedBody, length > 0 else { return nil }
+        // A body that came whole with its head is in already: nothing to wait for.
+        return parser.bufferedBytes >= length ? nil : length
+    }
+
+    /// The owner grants the body's bytes: it is read from now on, and the client's time to send
+    /// the request starts again (it could not send while it was not read).
+    public func grantBody(now: Int64) {
+        guard bodyWanted != nil else { return }
+        bodyGranted = true
+        requestDeadline = now + Self.ms(configuration.requestTimeout)
+    }
+
     /// Whether the owner should read from the client now. Not while a request is with the
-    /// handler nor while the output is at its bound: the client's bytes wait in the kernel,
-    /// and TCP makes the client wait.
+    /// handler, nor while the output is at its bound, nor while a body waits for its grant: the
+    /// client's bytes wait in the kernel, and TCP makes the client wait.
     public var wantsInput: Bool {
         guard !inputEnded else { return false }
         switch phase {
-        case .reading: return !outputBlocked
+        case .reading: return !outputBlocked && bodyWanted == nil
         case .closing, .lingering: return true
         case .answering, .closed: return false
         }
@@ -93,7 +113,7 @@ public final class HTTPConnection: @unchecked Sendable {
         switch phase {
         case .closed: return nil
         case .lingering: return lingerDeadline
-        case .reading where !outputBlocked:
+        case .reading where !outputBlocked && bodyWanted == nil:
             let waiting = requestDeadline ?? (unsentBytes == 0 ? idleDeadline : nil)
             guard let waiting else { return writeDeadline }
             return min(writeDeadline ?? .max, waiting)
@@ -144,6 +164,7 @@ public final class HTTPConnection: @unchecked Sendable {
             if let request = try parser.next() {
                 phase = .answering
                 requestDeadline = nil
+                bodyGranted = false
                 return .request(request)
             }
         } catch {
@@ -195,7 +216,8 @@ public final class HTTPConnection: @unchecked Sendable {
             abort()
             return nil
         }
-        guard phase == .reading, !outputBlocked else { return nil }
+        // A body waiting for its grant is not late: its client cannot send.
+        guard phase == .reading, !outputBlocked, bodyWanted == nil else { return nil }
         if let deadline = requestDeadline {
             if now >= deadline {
                 return refuse(HTTPRefusal(status: 408, code: "request_timeout",

@@ -17,6 +17,12 @@ final class HTTPEventLoop {
         let connection: HTTPConnection
         /// Its unsent bytes as last added to the loop's total.
         var counted = 0
+        /// Request body bytes it holds in the loop's total (granted or with the handler).
+        var bodyBytes = 0
+        /// In `waitingForBody`.
+        var waiting = false
+        /// A request of it is with a worker (its body is held there until the answer comes back).
+        var withHandler = false
         init(fd: Int32, connection: HTTPConnection) {
             self.fd = fd
             self.connection = connection
@@ -27,6 +33,10 @@ final class HTTPEventLoop {
     private let configuration: HTTPServerConfiguration
     private var clients: [Int32: Client] = [:]
     private var unsent = 0
+    /// Request body bytes held by all connections (`Client.bodyBytes`), and the connections whose
+    /// body waits for room under `maxRequestBodyBytes`, first come first.
+    private var bodies = 0
+    private var waitingForBody: [Client] = []
     private var statistics = HTTPServerStatistics()
     private var acceptPausedUntil: Int64 = 0
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -51,7 +61,12 @@ final class HTTPEventLoop {
             server.returned.removeAll()
             server.condition.unlock()
             var now = ServerSocket.nowMs()
-            for (client, bytes, keepAlive) in back where client.connection.phase != .closed {
+            for (client, bytes, keepAlive) in back {
+                // Answered: its request's body is given back (its connection may be gone).
+                client.withHandler = false
+                releaseBody(client)
+                grantBodies(now)
+                guard client.connection.phase != .closed else { continue }
                 client.connection.answered(bytes, keepAlive: keepAlive, now: now)
                 flush(client, now)
                 pump(client, now)
@@ -124,6 +139,8 @@ final class HTTPEventLoop {
     private func publish() {
         statistics.connections = clients.count
         statistics.unsentBytes = unsent
+        statistics.requestBodyBytes = bodies
+        statistics.waitingForBody = waitingForBody.count
         server.condition.lock()
         server.published = statistics
         server.condition.unlock()
@@ -159,7 +176,9 @@ final class HTTPEventLoop {
                 close(fd)
                 continue
             }
-            clients[fd] = Client(fd: fd, connection: HTTPConnection(configuration: configuration, now: now))
+            let connection = HTTPConnection(configuration: configuration, now: now)
+            connection.requiresBodyGrant = true
+            clients[fd] = Client(fd: fd, connection: connection)
         }
     }
 
@@ -202,13 +221,22 @@ final class HTTPEventLoop {
         while let event = client.connection.advance(now: now) {
             switch event {
             case .request(let request):
+                // Its body stays counted until the answer is made (a body that came whole with
+                // its head was never granted: it is counted now).
+                if request.body.count > client.bodyBytes {
+                    bodies += request.body.count - client.bodyBytes
+                    client.bodyBytes = request.body.count
+                    statistics.peakRequestBodyBytes = max(statistics.peakRequestBodyBytes, bodies)
+                }
                 if let inline = server.inline, let response = inline(request) {
                     // Answered here, without a hand-off: the bytes join the connection's
                     // outgoing buffer like a worker's would (same bounds, same timeouts).
                     client.connection.answered(response, to: request, now: now, date: date())
+                    releaseBody(client)
                     logs.append(server.entry(request.method, request.path, response.status, since: now))
                     continue
                 }
+                client.withHandler = true
                 server.condition.lock()
                 server.jobs.append((client, request, ServerSocket.nowMs()))
                 server.condition.signal()
@@ -217,7 +245,37 @@ final class HTTPEventLoop {
                 server.log("-", "-", status, since: now)
             }
         }
+        if client.connection.bodyWanted != nil && !client.waiting {
+            client.waiting = true
+            waitingForBody.append(client)
+        }
+        grantBodies(now)
         flush(client, now)
+    }
+
+    /// Grants the waiting bodies, first come first, while they fit under the bound (one always
+    /// when none is held). A granted connection is read from the next turn on.
+    private func grantBodies(_ now: Int64) {
+        while let first = waitingForBody.first {
+            guard let wanted = first.connection.bodyWanted, first.connection.phase != .closed else {
+                waitingForBody.removeFirst()
+                first.waiting = false
+                continue
+            }
+            guard bodies == 0 || bodies + wanted <= configuration.maxRequestBodyBytes else { return }
+            waitingForBody.removeFirst()
+            first.waiting = false
+            first.connection.grantBody(now: now)
+            bodies += wanted - first.bodyBytes
+            first.bodyBytes = wanted
+            statistics.peakRequestBodyBytes = max(statistics.peakRequestBodyBytes, bodies)
+        }
+    }
+
+    /// A connection's request body no longer held: answered, or the connection closed.
+    private func releaseBody(_ client: Client) {
+        bodies -= client.bodyBytes
+        client.bodyBytes = 0
     }
 
     private func date() -> String {
@@ -248,6 +306,14 @@ final class HTTPEventLoop {
         client.counted = connection.unsentBytes
         if connection.phase == .closed, clients[client.fd] === client {
             clients[client.fd] = nil
+            // The body it held, unless its request is with a worker: that one holds the bytes
+            // until its answer comes back (to be dropped), and gives them back then.
+            if !client.withHandler { releaseBody(client) }
+            if client.waiting, let index = waitingForBody.firstIndex(where: { $0 === client }) {
+                waitingForBody.remove(at: index)
+                client.waiting = false
+            }
+            grantBodies(now)
             if connection.aborted {
                 // A reset: the kernel drops the bytes it still queues for this client now,
                 // instead of holding them for a reader that never comes.

@@ -74,6 +74,10 @@ public struct HTTPRequestParser: Sendable {
         failure == nil && buffer.count > start
     }
 
+    /// The `Content-Length` of the request whose head is complete and whose body is still being
+    /// received; nil while a head is read (or between requests).
+    public var announcedBody: Int? { failure == nil ? bodyLength : nil }
+
     /// Bytes received and not handed out as a request yet. Once `next()` has returned nil: at
     /// most `maxHeaderBytes` while a head is being read, then at most the announced body.
     public var bufferedBytes: Int { buffer.count - start }

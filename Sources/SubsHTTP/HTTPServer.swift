@@ -10,7 +10,9 @@
 // per connection (at the bound its next request is not read until the client reads; bytes not
 // taken within `writeTimeout` close it) and in total: past `maxUnsentBytes` the connection
 // holding the most unsent bytes is closed (shed), again until the total is back under the
-// bound. Bytes are bounded, never peers: many clients may share one address.
+// bound. Request bodies are bounded in total too (`maxRequestBodyBytes`): a body that would pass
+// the bound waits, unread, for answers to give bytes back (never a 503: the client's request is
+// taken in its turn). Bytes are bounded, never peers: many clients may share one address.
 
 import Foundation
 #if canImport(Glibc)
@@ -39,6 +41,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// Unsent bytes of all connections together: past this, the connection holding the most is
     /// closed, until the total is back under it.
     public var maxUnsentBytes = 32 * 1024 * 1024
+    /// Bytes of request bodies all connections together may hold, from the moment a request's
+    /// head announces its body until its answer is made (being received, queued, or with the
+    /// handler). A body that would pass it is not read (its connection waits, in order of
+    /// arrival, without its request timeout running) until answers give bytes back; one body is
+    /// always let through when none is held, however large (`limits.maxBodyBytes` bounds it).
+    public var maxRequestBodyBytes = 32 * 1024 * 1024
     /// The kernel's send buffer of each connection (SO_SNDBUF; Linux doubles it): what a client
     /// that does not read holds in the kernel besides our own bound. nil: the system's
     /// autotuning (up to `net.ipv4.tcp_wmem`'s maximum, 4 MiB by default).
@@ -74,6 +82,12 @@ public struct HTTPServerStatistics: Sendable, Equatable {
     public var peakUnsentBytes = 0
     /// Connections closed because the total of unsent bytes passed `maxUnsentBytes`.
     public var shedConnections = 0
+    /// Request body bytes held now (granted, received, or with the handler), and the most they
+    /// have been: never past `maxRequestBodyBytes`, but for one body when none other is held.
+    public var requestBodyBytes = 0
+    public var peakRequestBodyBytes = 0
+    /// Connections whose body waits for room under `maxRequestBodyBytes`.
+    public var waitingForBody = 0
 }
 
 public final class HTTPServer: @unchecked Sendable {

@@ -82,3 +82,34 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension JSONWriter {
+    /// Writes `pretty(.object(members + [(arrayKey, .array(elements))]), level: level)` piece by
+    /// piece, the same bytes: the array's elements are made (`element(i)`) and written one at a
+    /// time, so a document of a million entries is never one tree nor one string.
+    public static func prettyObject(_ members: [JSONObject.Member], arrayKey: String, count: Int,
+                                    element: (Int) -> JSONValue, indent: String = "  ", level: Int = 0,
+                                    write: (String) -> Void) {
+        let pad = { (depth: Int) in String(repeating: indent, count: depth) }
+        if members.isEmpty {
+            write("{")
+        } else {
+            // The members' own text, its closing line ("\n" + indent × level + "}") left off.
+            let head = pretty(.object(JSONObject(members)), indent: indent, level: level)
+            write(String(head.utf8.dropLast(2 + pad(level).utf8.count))! + ",")
+        }
+        var key: [UInt8] = []
+        JSON.appendQuoted(arrayKey, to: &key)
+        write("\n" + pad(level + 1) + String(decoding: key, as: UTF8.self) + ": ")
+        if count == 0 {
+            write("[]")
+        } else {
+            write("[")
+            for i in 0..<count {
+                write((i > 0 ? "," : "") + "\n" + pad(level + 2) + pretty(element(i), indent: indent, level: level + 2))
+            }
+            write("\n" + pad(level + 1) + "]")
+        }
+        write("\n" + pad(level) + "}")
+    }
+}

@@ -36,6 +36,12 @@ final class CSVFormatTests: XCTestCase {
 
     static let piped = OutputStyle(color: false, terminal: false, columns: 80, now: Instant(seconds: 0))
 
+    func csv(_ rows: Rows) -> String {
+        var text = ""
+        CSVFormat.write(rows, style: Self.piped) { text += $0 }
+        return text
+    }
+
     func testFieldsAreQuotedAsRFC4180Says() {
         XCTAssertEqual(CSVFormat.field("alice"), "alice")
         XCTAssertEqual(CSVFormat.field(""), "")
@@ -48,7 +54,7 @@ final class CSVFormatTests: XCTestCase {
         XCTAssertEqual(Array(CSVFormat.field("\"\u{301}").unicodeScalars), Array("\"\"\"\u{301}\"".unicodeScalars),
                        "a quote followed by a combining mark is one Character, and still a quote")
         let rows = Rows(headers: ["customerId", "note"], values: [["alice", "x"], ["bob", ""]])
-        XCTAssertEqual(CSVFormat.render(rows, style: Self.piped), "customerId,note\r\nalice,x\r\nbob,\r\n",
+        XCTAssertEqual(csv(rows), "customerId,note\r\nalice,x\r\nbob,\r\n",
                        "a header row, then one record a row, each ended by CRLF")
     }
 
@@ -57,7 +63,7 @@ final class CSVFormatTests: XCTestCase {
                       "", "  spaced  ", "caf\u{E9}", "cafe\u{301}", "esc\u{1B}[31m", "bell\u{7}", "csi\u{9B}", "back\\slash",
                       "tab\there", "\u{202E}rtl", "=1+1", "👩‍👩‍👧 family", ",", "\"", "\n", "ends with quote\""]
         let rows = Rows(headers: ["id", "value"], values: values.enumerated().map { [String($0.offset), $0.element] })
-        let read = try readWithPython(CSVFormat.render(rows, style: Self.piped))
+        let read = try readWithPython(csv(rows))
         XCTAssertEqual(read, bytes([rows.headers] + rows.values))
         // NFC and NFD stay two spellings: a reader sees the bytes written.
         XCTAssertNotEqual(read[10][1], read[11][1])

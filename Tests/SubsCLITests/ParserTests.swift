@@ -231,7 +231,7 @@ final class ParserTests: XCTestCase {
 
     func testChoiceValues() throws {
         let format = usageError(["check", "a", "--format", "xml"])
-        XCTAssertEqual(format?.message, "option '--format': 'xml' is not one of table, json, jsonl, tsv")
+        XCTAssertEqual(format?.message, "option '--format': 'xml' is not one of table, json, jsonl, tsv, csv")
         XCTAssertEqual(format?.command, .check)
         XCTAssertEqual(usageError(["check", "a", "--format", "jsnl"])?.suggestion, "jsonl")
         XCTAssertEqual(usageError(["check", "a", "--color", "sometimes"])?.message,

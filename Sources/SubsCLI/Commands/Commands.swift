@@ -144,7 +144,8 @@ enum Commands {
     static func write(_ result: CommandResult, _ invocation: Invocation, _ context: Context, now: Instant? = nil) {
         var style = style(invocation, context)
         if let now { style.now = now }
-        context.writeOut(invocation.global.format.render(result, style: style))
+        // Written as the result makes it: a large result (a history of a whole listing) a piece at a time.
+        result.write(invocation.global.format, style, to: context.writeOut)
     }
 
     /// `--at`, whenever it is given: tables then say at which instant they judged. Always, not only

@@ -54,8 +54,20 @@ enum FindCommand {
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
         var status = ExitCode.success
-        for result in answer.results where result.matches.isEmpty {
-            let failure = CommandFailure(.notFound, "no customer matches \(Terminal.quoted(result.term, escaping: false))")
+        for result in answer.results {
+            let term = Terminal.quoted(result.term, escaping: false)
+            let failure: CommandFailure
+            if result.matches.isEmpty, let unread = result.unread {
+                // Customers it found were not read (the remote budget ended first): the term is
+                // then not known to match nothing, and is never "not found". (A term shown with
+                // some of its matches is found; the source's note says what was not read.)
+                failure = CommandFailure(ExitCode(for: unread),
+                    "the customers \(term) may match were not read: \(unread.budgetReason); it is not known to match nothing")
+            } else if result.matches.isEmpty {
+                failure = CommandFailure(.notFound, "no customer matches \(term)")
+            } else {
+                continue
+            }
             status = status.combined(with: Commands.report(failure, context))
         }
         guard !invocation.global.quiet else { return status }

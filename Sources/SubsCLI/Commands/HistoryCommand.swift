@@ -102,6 +102,7 @@ enum HistoryCommand {
         guard !invocation.global.quiet else { return status }
         let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
                                    judgedAt: Commands.judgedAt(invocation, context))
+        // Written entry by entry: a history of a whole listing is never held as one document.
         Commands.write(result, invocation, context)
         return status
     }

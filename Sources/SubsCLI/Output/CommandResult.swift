@@ -15,20 +15,46 @@ protocol CommandResult {
     var rows: Rows { get }
     /// `--format table`: for people. Default: the rows as aligned columns.
     func table(_ style: OutputStyle) -> String
+    /// The output in `format`, written piece by piece. Default: what the format makes of the
+    /// document, the rows or the table; a result that may be large (a history of a whole
+    /// listing) writes entry by entry, the same bytes.
+    func write(_ format: OutputFormat, _ style: OutputStyle, to out: (String) -> Void)
 }
 
 extension CommandResult {
     var jsonLines: [JSONValue] { document.documents }
 
     func table(_ style: OutputStyle) -> String {
-        TextTable(headers: rows.headers, rows: rows.values.map { $0.map { Cell($0) } }).render(style)
+        let rows = rows
+        return TextTable(columns: rows.headers.map { Column($0) }, rowCount: rows.count,
+                         row: { rows.row($0).map { Cell($0) } }).render(style)
+    }
+
+    func write(_ format: OutputFormat, _ style: OutputStyle, to out: (String) -> Void) {
+        format.write(self, style: style, to: out)
     }
 }
 
 /// Values under a header row, as text: what the tsv and csv formats write, each with its quoting.
+/// A row is made when it is written, so that a result of a million rows (a history of a whole
+/// listing) is never held as text.
 struct Rows {
     var headers: [String]
-    var values: [[String]]
+    let count: Int
+    let row: (Int) -> [String]
+
+    init(headers: [String], count: Int, row: @escaping (Int) -> [String]) {
+        self.headers = headers
+        self.count = count
+        self.row = row
+    }
+
+    init(headers: [String], values: [[String]]) {
+        self.init(headers: headers, count: values.count, row: { values[$0] })
+    }
+
+    /// Every row (small results, tests).
+    var values: [[String]] { (0..<count).map(row) }
 }
 
 enum JSONOutput {

@@ -60,7 +60,11 @@ struct Column {
 
 struct TextTable {
     var columns: [Column]
-    var rows: [[Cell]]
+    /// How many rows, and each row, made when it is needed: a table of a million history entries
+    /// is laid out in passes over its rows, never held whole (the widths come from a first pass,
+    /// the lines are written in a second).
+    let rowCount: Int
+    let row: (Int) -> [Cell]
     /// Among the drop ranks, when the dates' relative hints move under the dates instead.
     var hintsGiveWayAt = Int.max
     /// Whether the hints, when they give way, are left out rather than moved under the dates:
@@ -76,8 +80,15 @@ struct TextTable {
     static let dateWidth = 17
 
     init(columns: [Column], rows: [[Cell]], hintsGiveWayAt: Int = .max, hintsDropWhenGivingWay: Bool = false) {
+        self.init(columns: columns, rowCount: rows.count, row: { rows[$0] }, hintsGiveWayAt: hintsGiveWayAt,
+                  hintsDropWhenGivingWay: hintsDropWhenGivingWay)
+    }
+
+    init(columns: [Column], rowCount: Int, row: @escaping (Int) -> [Cell], hintsGiveWayAt: Int = .max,
+         hintsDropWhenGivingWay: Bool = false) {
         self.columns = columns
-        self.rows = rows
+        self.rowCount = rowCount
+        self.row = row
         self.hintsGiveWayAt = hintsGiveWayAt
         self.hintsDropWhenGivingWay = hintsDropWhenGivingWay
     }
@@ -89,41 +100,73 @@ struct TextTable {
 
     var headers: [String] { columns.map(\.header) }
 
+    /// Every row (small tables).
+    var rows: [[Cell]] { (0..<rowCount).map(row) }
+
+    /// The rows as shown: every cell escaped, one per column; without the dates' relative hints
+    /// once they are dropped.
+    private struct Shown {
+        let table: TextTable
+        var withoutHints = false
+
+        var count: Int { table.rowCount }
+
+        func callAsFunction(_ r: Int) -> [Cell] {
+            let row = table.row(r)
+            return table.columns.indices.map { i in
+                guard i < row.count else { return Cell("") }
+                let cell = row[i]
+                if withoutHints, table.columns[i].kind == .date, let pieces = cell.pieces, pieces.count > 1 {
+                    let date = Terminal.escape(pieces[0])
+                    return Cell(date, cell.style, pieces: [date])
+                }
+                return Cell(Terminal.escape(cell.text), cell.style, pieces: cell.pieces?.map(Terminal.escape))
+            }
+        }
+
+        /// Calls `body` with each row, in order.
+        func forEach(_ body: ([Cell]) -> Void) {
+            for r in 0..<count { body(self(r)) }
+        }
+    }
+
     /// Columns separated by two spaces, UPPERCASE headers, fitted to the terminal as the file
     /// header says.
     func render(_ style: OutputStyle) -> String {
-        var cells = rows.map { row in columns.indices.map { i in
-            i < row.count ? Cell(Terminal.escape(row[i].text), row[i].style, pieces: row[i].pieces?.map(Terminal.escape))
-                          : Cell("")
-        } }
-        var shown = columns.indices.filter { i in !(columns[i].omitWhenEmpty && cells.allSatisfy { $0[i].text.isEmpty }) }
-        guard style.terminal else { return lines(cells, shown: shown, widths: naturalWidths(cells), style: style) }
+        var out = ""
+        write(style) { out += $0 }
+        return out
+    }
+
+    /// `render`, written a row at a time.
+    func write(_ style: OutputStyle, to out: (String) -> Void) {
+        var cells = Shown(table: self)
+        var empty = columns.map(\.omitWhenEmpty)
+        var natural = columns.map { TextLayout.width($0.header) }
+        cells.forEach { row in
+            for i in columns.indices {
+                if empty[i] && !row[i].text.isEmpty { empty[i] = false }
+                natural[i] = max(natural[i], TextLayout.width(row[i].text))
+            }
+        }
+        var shown = columns.indices.filter { !empty[$0] }
+        guard style.terminal else { return lines(cells, shown: shown, widths: natural, style: style, to: out) }
         let width = max(style.columns, Self.narrowest)
-        if width < Self.blockLayoutBelow { return blocks(cells, shown: shown, width: width, style: style) }
+        if width < Self.blockLayoutBelow { return blocks(cells, shown: shown, width: width, style: style, to: out) }
         var hintsUnder = false
         while true {
             if let widths = fit(cells, shown: shown, hintsUnder: hintsUnder, into: width) {
-                return lines(cells, shown: shown, widths: widths, style: style)
+                return lines(cells, shown: shown, widths: widths, style: style, to: out)
             }
             let droppable = shown.filter { columns[$0].dropRank != nil }
             let next = droppable.min { columns[$0].dropRank! < columns[$1].dropRank! }
             if !hintsUnder && next.map({ columns[$0].dropRank! > hintsGiveWayAt }) ?? true {
                 hintsUnder = true
-                if hintsDropWhenGivingWay { cells = withoutHints(cells) }
+                if hintsDropWhenGivingWay { cells.withoutHints = true }
                 continue
             }
-            guard let next else { return blocks(cells, shown: shown, width: width, style: style) }
+            guard let next else { return blocks(cells, shown: shown, width: width, style: style, to: out) }
             shown.removeAll { $0 == next }
-        }
-    }
-
-    /// The date cells without their relative hints (a date cell's pieces are the date, then the hint).
-    private func withoutHints(_ cells: [[Cell]]) -> [[Cell]] {
-        cells.map { row in
-            row.enumerated().map { i, cell in
-                guard columns[i].kind == .date, let pieces = cell.pieces, pieces.count > 1 else { return cell }
-                return Cell(pieces[0], cell.style, pieces: [pieces[0]])
-            }
         }
     }
 
@@ -131,18 +174,19 @@ struct TextTable {
         cell.pieces ?? TextLayout.words(cell.text)
     }
 
-    private func naturalWidths(_ cells: [[Cell]]) -> [Int] {
-        columns.indices.map { i in
-            cells.reduce(TextLayout.width(columns[i].header)) { max($0, TextLayout.width($1[i].text)) }
-        }
+    private func naturalWidths(_ cells: Shown) -> [Int] {
+        var widths = columns.map { TextLayout.width($0.header) }
+        cells.forEach { row in for i in columns.indices { widths[i] = max(widths[i], TextLayout.width(row[i].text)) } }
+        return widths
     }
 
     /// Widths that fit `width` with every shown column, or nil.
-    private func fit(_ cells: [[Cell]], shown: [Int], hintsUnder: Bool, into width: Int) -> [Int]? {
+    private func fit(_ cells: Shown, shown: [Int], hintsUnder: Bool, into width: Int) -> [Int]? {
         var widths = naturalWidths(cells)
-        let longestPiece = columns.indices.map { i in
-            cells.reduce(TextLayout.width(columns[i].header)) { best, row in
-                pieces(row[i]).reduce(best) { max($0, TextLayout.width($1)) }
+        var longestPiece = columns.map { TextLayout.width($0.header) }
+        cells.forEach { row in
+            for i in columns.indices {
+                longestPiece[i] = pieces(row[i]).reduce(longestPiece[i]) { max($0, TextLayout.width($1)) }
             }
         }
         func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * max(0, shown.count - 1) }
@@ -171,21 +215,26 @@ struct TextTable {
     }
 
     /// How wide column `i` really is when its cells wrap at `width`.
-    private func used(_ cells: [[Cell]], column i: Int, width: Int) -> Int {
-        cells.reduce(TextLayout.width(columns[i].header)) { best, row in
+    private func used(_ cells: Shown, column i: Int, width: Int) -> Int {
+        var best = TextLayout.width(columns[i].header)
+        cells.forEach { row in
             let cell = row[i]
-            if TextLayout.width(cell.text) <= width { return max(best, TextLayout.width(cell.text)) }
-            return TextLayout.fold(pieces: pieces(cell), columns: width).reduce(best) { max($0, TextLayout.width($1)) }
+            if TextLayout.width(cell.text) <= width {
+                best = max(best, TextLayout.width(cell.text))
+            } else {
+                best = TextLayout.fold(pieces: pieces(cell), columns: width).reduce(best) { max($0, TextLayout.width($1)) }
+            }
         }
+        return best
     }
 
-    private func lines(_ cells: [[Cell]], shown: [Int], widths: [Int], style: OutputStyle) -> String {
-        var out = ""
+    private func lines(_ cells: Shown, shown: [Int], widths: [Int], style: OutputStyle, to write: (String) -> Void) {
         let header = shown.enumerated().map { n, i in
             n == shown.count - 1 ? columns[i].header.uppercased() : TextLayout.padded(columns[i].header.uppercased(), to: widths[i])
         }.joined(separator: "  ").trimmingTrailingSpaces()
-        out += (style.color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
-        for row in cells {
+        write((style.color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n")
+        cells.forEach { row in
+            var out = ""
             let folded = shown.map { i -> [String] in
                 let cell = row[i]
                 if TextLayout.width(cell.text) <= widths[i] { return [cell.text] }
@@ -206,17 +255,17 @@ struct TextTable {
                 }
                 out += line.trimmingTrailingSpaces() + "\n"
             }
+            write(out)
         }
-        return out
     }
 
     /// One block per row: the first column's value as a title, then `label: value` lines.
-    private func blocks(_ cells: [[Cell]], shown: [Int], width: Int, style: OutputStyle) -> String {
-        guard let title = shown.first else { return "" }
+    private func blocks(_ cells: Shown, shown: [Int], width: Int, style: OutputStyle, to write: (String) -> Void) {
+        guard let title = shown.first else { return }
         let labels = shown.dropFirst().map { columns[$0].header.lowercased() + ":" }
         let labelWidth = labels.map(TextLayout.width).max() ?? 0
-        var out = ""
-        for row in cells {
+        cells.forEach { row in
+            var out = ""
             for line in TextLayout.fold(pieces: pieces(row[title]), columns: width) {
                 out += (style.color ? "\u{1B}[1m\(line)\u{1B}[0m" : line) + "\n"
             }
@@ -239,8 +288,8 @@ struct TextTable {
                     out += String(repeating: " ", count: indent) + paint(line, row[i].style, style) + "\n"
                 }
             }
+            write(out)
         }
-        return out
     }
 
     private func paint(_ text: String, _ cellStyle: Style?, _ style: OutputStyle) -> String {

@@ -92,10 +92,15 @@ public struct FindMatch: Equatable, Sendable {
 public struct FindResult: Equatable, Sendable {
     public var term: String
     public var matches: [FindMatch]
+    /// Why customers the term matches were not read (the command's remote budget ended first):
+    /// `matches` is then not all of them, and an empty list does not mean "no match". nil: every
+    /// customer found was read. Not part of the document (stderr and the exit status say it).
+    public var unread: RemoteError?
 
-    public init(term: String, matches: [FindMatch]) {
+    public init(term: String, matches: [FindMatch], unread: RemoteError? = nil) {
         self.term = term
         self.matches = matches
+        self.unread = unread
     }
 
     /// `{"term", "matches": [{"customerId", "matchedBy", "email", "activeEntitlements"}]}`: the

@@ -86,6 +86,21 @@ public final class RemoteBudget: @unchecked Sendable {
         return true
     }
 
+    /// Counts `bytes` the command keeps of what it decoded (a listing's items, at their cost in
+    /// memory: `Footprint`) as held; false (nothing counted) when they do not fit: the listing
+    /// stops there, incomplete, instead of growing past the bound.
+    public func keep(_ bytes: Int) -> Bool { hold(bytes) }
+
+    /// Gives back `bytes` held: an answer once it is decoded into the items kept of it (which
+    /// were counted with `keep`), so that a page is never counted twice.
+    public func release(_ bytes: Int) {
+        lock.lock(); defer { lock.unlock() }
+        held = max(0, held - bytes)
+    }
+
+    /// The error a listing stops with when what it keeps reaches the bound.
+    public func boundReached(url: String) -> RemoteError { .answersTooLarge(url: url, limit: byteLimit) }
+
     /// Runs `body`, then gives back the bytes it held: for a source that keeps only what it made
     /// of the answers (a customer's status), not the answers themselves.
     public func releasing<T>(_ body: () throws -> T) rethrows -> T {

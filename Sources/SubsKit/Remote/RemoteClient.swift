@@ -48,6 +48,9 @@ public struct RemoteAnswer: Sendable {
     /// Seconds old when it came from the cache, nil when it came from the server.
     public var cacheAge: Double?
     public var warnings: [String]
+    /// Bytes of the command's budget this answer holds (its body, as received; 0 from the cache):
+    /// a listing gives them back once the page is decoded into what it keeps.
+    public var heldBytes = 0
 
     /// The usual error for a status a provider did not handle itself: 404 → notFound, else protocolError.
     public func unexpectedStatusError() -> RemoteError {
@@ -162,7 +165,9 @@ public final class RemoteClient: @unchecked Sendable {
             if isGet, (200..<300).contains(response.status), let cache = cache, RemoteClient.isJSON(response.body) {
                 do { try cache.store(response, for: key) } catch { warnings.append("\(error)") }
             }
-            return RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: warnings)
+            var answer = RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: warnings)
+            answer.heldBytes = response.body.count
+            return answer
         } catch let failure as RemoteError {
             guard isGet, let cache = cache, let reason = RemoteClient.unreachableReason(failure),
                   let entry = cache.any(for: key) else { throw failure }

@@ -43,8 +43,10 @@ extension CustomerSource {
     public func find(_ query: FindQuery, at t: Instant?) throws -> FindAnswer {
         try requireSearchable(query)
         let answer = try statuses(of: query.terms.ids, at: t)
-        let results = zip(query.terms, answer.statuses).map { term, status -> FindResult in
-            guard let status else { return FindResult(term: term, matches: []) }
+        let results = zip(query.terms, answer.statuses).enumerated().map { index, pair -> FindResult in
+            let (term, status) = pair
+            // Not read (the command's remote budget ended first): not known to match nothing.
+            guard let status else { return FindResult(term: term, matches: [], unread: answer.unanswered[index]) }
             return FindResult(term: term, matches: [FindMatch(
                 customerId: status.record.id, matchedBy: status.record.id == ID(term) ? .customerId : .alias,
                 email: FindMatch.email(of: status.record), activeEntitlements: status.activeEntitlementIds)])

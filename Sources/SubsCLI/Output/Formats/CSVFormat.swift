@@ -7,10 +7,9 @@
 // only), so that data never drives the terminal.
 
 enum CSVFormat {
-    static func render(_ rows: Rows, style: OutputStyle) -> String {
-        var out = record(rows.headers, onTerminal: style.terminal)
-        for row in rows.values { out += record(row, onTerminal: style.terminal) }
-        return out
+    static func write(_ rows: Rows, style: OutputStyle, to out: (String) -> Void) {
+        out(record(rows.headers, onTerminal: style.terminal))
+        for r in 0..<rows.count { out(record(rows.row(r), onTerminal: style.terminal)) }
     }
 
     static func record(_ fields: [String], onTerminal: Bool) -> String {

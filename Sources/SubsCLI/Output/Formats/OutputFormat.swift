@@ -6,14 +6,21 @@
 public enum OutputFormat: String, CaseIterable, Sendable {
     case table, json, jsonl, tsv, csv
 
-    /// `result` as this format prints it.
-    func render(_ result: CommandResult, style: OutputStyle) -> String {
+    /// `result` as this format prints it, written piece by piece (tsv and csv a row at a time).
+    func write(_ result: CommandResult, style: OutputStyle, to out: (String) -> Void) {
         switch self {
-        case .table: return result.table(style)
-        case .json: return JSONFormat.render(result.document)
-        case .jsonl: return JSONLinesFormat.render(result.jsonLines)
-        case .tsv: return TSVFormat.render(result.rows)
-        case .csv: return CSVFormat.render(result.rows, style: style)
+        case .table: out(result.table(style))
+        case .json: out(JSONFormat.render(result.document))
+        case .jsonl: out(JSONLinesFormat.render(result.jsonLines))
+        case .tsv: TSVFormat.write(result.rows, to: out)
+        case .csv: CSVFormat.write(result.rows, style: style, to: out)
         }
+    }
+
+    /// `result` as this format prints it: what the result writes (a large one entry by entry).
+    func render(_ result: CommandResult, style: OutputStyle) -> String {
+        var text = ""
+        result.write(self, style) { text += $0 }
+        return text
     }
 }

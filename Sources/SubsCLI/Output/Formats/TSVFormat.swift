@@ -3,12 +3,11 @@
 // and data never drives a terminal.
 
 enum TSVFormat {
-    static func render(_ rows: Rows) -> String {
-        var out = rows.headers.map(escape).joined(separator: "\t") + "\n"
-        for row in rows.values {
-            out += row.map(escape).joined(separator: "\t") + "\n"
+    static func write(_ rows: Rows, to out: (String) -> Void) {
+        out(rows.headers.map(escape).joined(separator: "\t") + "\n")
+        for r in 0..<rows.count {
+            out(rows.row(r).map(escape).joined(separator: "\t") + "\n")
         }
-        return out
     }
 
     static func escape(_ text: String) -> String {

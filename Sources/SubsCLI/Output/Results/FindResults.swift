@@ -19,7 +19,9 @@ struct FindResults: CommandResult {
         Rows(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
              values: results.flatMap { result -> [[String]] in
                  guard !result.matches.isEmpty else {
-                     return [[result.term, "", "", "", "", "customer_not_found"]]
+                     // Not read is not "not found": the code check gives a customer left unanswered.
+                     let code = result.unread.map { Missing.unanswered(ID(result.term), $0).code } ?? "customer_not_found"
+                     return [[result.term, "", "", "", "", code]]
                  }
                  return result.matches.map { m in
                      [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",

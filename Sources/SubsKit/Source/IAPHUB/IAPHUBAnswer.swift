@@ -157,7 +157,12 @@ enum IAPHUBWire {
         } catch {
             throw WireFormatError(path: "$", message: "not JSON")
         }
-        return try WireFields(body, path: "$", words: .iaphub).rooted()
+        return try rooted(body)
+    }
+
+    /// An answer's root as read (an object, else the error `root` gives).
+    static func rooted(_ body: JSONValue) throws(WireFormatError) -> WireFields {
+        try WireFields(body, path: "$", words: .iaphub).rooted()
     }
 }
 

@@ -3,14 +3,15 @@
 // `originalPurchase`, the chain's first purchase. Pure (fuzzed with the listing's decoder).
 
 public enum IAPHUBPurchaseHistory {
-    /// Purchases oldest first; equal dates keep the listing's order.
-    static func oldestFirst(_ purchases: [IAPHUBPurchase]) -> [IAPHUBPurchase] {
-        purchases.enumerated()
-            .sorted { a, b in a.element.purchaseDate != b.element.purchaseDate ? a.element.purchaseDate < b.element.purchaseDate : a.offset < b.offset }
-            .map(\.element)
+    /// The indices of the purchases, oldest first; equal dates keep the listing's order.
+    /// Indices, not copies: a listing may hold hundreds of thousands of purchases.
+    static func oldestFirst(_ purchases: [IAPHUBPurchase]) -> [Int] {
+        purchases.indices.sorted { a, b in
+            purchases[a].purchaseDate != purchases[b].purchaseDate ? purchases[a].purchaseDate < purchases[b].purchaseDate : a < b
+        }
     }
 
-    /// Which purchases of `ordered` (oldest first) replaced their subscription with a new one of
+    /// Which purchases of `order` (indices, oldest first) replaced their subscription with a new one of
     /// another product: IAPHUB's `subscription_replace` ("a subscription has been replaced by a new
     /// subscription with a different product"), which IAPHUB does not count as a renewal. Such a
     /// purchase stays in its chain (`originalPurchase`) and follows the replaced one
@@ -18,21 +19,21 @@ public enum IAPHUBPurchaseHistory {
     /// the one of the purchase it follows (`linkedPurchase`, else the chain's previous purchase).
     /// Products compare by `productSku`, as IAPHUB's sample server tells a replace (its `product`
     /// id stays the same in IAPHUB's own examples of a replace), else by `product`.
-    static func replacements(_ ordered: [IAPHUBPurchase]) -> Set<[UInt8]> {
-        let subscriptions = ordered.filter { $0.productType == "renewable_subscription" }
+    static func replacements(_ purchases: [IAPHUBPurchase], _ order: [Int]) -> Set<ID> {
+        let subscriptions = order.filter { purchases[$0].productType == "renewable_subscription" }
         // A replace may carry its predecessor's very purchaseDate (IAPHUB's sample server does):
         // the linked purchase is looked up wherever it stands in the listing.
-        var byId: [[UInt8]: IAPHUBPurchase] = [:]
-        for p in subscriptions { byId[Array(p.id.utf8)] = byId[Array(p.id.utf8)] ?? p }
-        var lastOfChain: [[UInt8]: IAPHUBPurchase] = [:]
-        var replaced: Set<[UInt8]> = []
-        for p in subscriptions {
-            let chain = Array(p.chainId.utf8)
-            let before = p.linkedPurchase.flatMap { byId[Array($0.utf8)] } ?? lastOfChain[chain]
-            if p.isRenewal && (p.subscriptionProrationMode != nil || before.map { otherProduct(p, than: $0) } == true) {
-                replaced.insert(Array(p.id.utf8))
+        var byId: [ID: Int] = [:]
+        for i in subscriptions where byId[purchases[i].id] == nil { byId[purchases[i].id] = i }
+        var lastOfChain: [ID: Int] = [:]
+        var replaced: Set<ID> = []
+        for i in subscriptions {
+            let p = purchases[i]
+            let before = p.linkedPurchase.flatMap { byId[$0] } ?? lastOfChain[p.chainId]
+            if p.isRenewal && (p.subscriptionProrationMode != nil || before.map { otherProduct(p, than: purchases[$0]) } == true) {
+                replaced.insert(p.id)
             }
-            lastOfChain[chain] = p
+            lastOfChain[p.chainId] = i
         }
         return replaced
     }
@@ -79,10 +80,11 @@ public enum IAPHUBPurchaseHistory {
     public static func entries(_ purchases: [IAPHUBPurchase], sandbox: Bool, until: Instant) -> [HistoryEntry] {
         var out: [HistoryEntry] = []
         out.reserveCapacity(purchases.count)
-        let ordered = oldestFirst(purchases)
-        let replaced = replacements(ordered)
-        for p in ordered {
-            let type = type(p, replace: replaced.contains(Array(p.id.utf8)))
+        let order = oldestFirst(purchases)
+        let replaced = replacements(purchases, order)
+        for i in order {
+            let p = purchases[i]
+            let type = type(p, replace: replaced.contains(p.id))
             let entitlements = p.entitlementId.map { [$0] } ?? []
             let chain = p.productType == "renewable_subscription" ? p.chainId : p.id
             out.append(HistoryEntry(date: p.purchaseDate, kind: .transaction, type: type.rawValue, entitlements: entitlements, fields: [
@@ -105,10 +107,10 @@ public enum IAPHUBPurchaseHistory {
                 ]))
             }
         }
-        return out.enumerated()
-            .filter { $0.element.date.hasHappened(by: until) }
-            .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
-            .map(\.element)
+        // Sorted by their indices: the entries themselves are copied once.
+        return out.indices.filter { out[$0].date.hasHappened(by: until) }
+            .sorted { a, b in out[a].date != out[b].date ? out[a].date < out[b].date : a < b }
+            .map { out[$0] }
     }
 
     /// What the listing cannot show, or nil: refunds without a date (no entry can be dated).
@@ -122,12 +124,13 @@ public enum IAPHUBPurchaseHistory {
     /// The chain an entitlement's product is in: the user answer's `originalPurchase`, else its
     /// `purchase` (a first purchase), else — the answer naming neither — the chain of the latest
     /// listed purchase with the entitlement's key.
-    static func chain(of product: IAPHUBProduct, key: ID, in ordered: [IAPHUBPurchase]) -> ID? {
+    static func chain(of product: IAPHUBProduct, key: ID, in purchases: [IAPHUBPurchase], _ order: [Int]) -> ID? {
         if let original = product.originalPurchase, !original.isEmpty { return original }
         if let purchase = product.purchase, !purchase.isEmpty {
-            return ordered.first { $0.id == purchase }?.chainId ?? purchase
+            return order.first { purchases[$0].id == purchase }.map { purchases[$0].chainId } ?? purchase
         }
-        return ordered.last { $0.entitlementId == key && $0.productType == "renewable_subscription" }?.chainId
+        return order.last { purchases[$0].entitlementId == key && purchases[$0].productType == "renewable_subscription" }
+            .map { purchases[$0].chainId }
     }
 
     /// renewsCount of each entitlement `check` shows (key → the product describing it), in IAPHUB's
@@ -138,16 +141,17 @@ public enum IAPHUBPurchaseHistory {
     /// subscription; nil when no purchase of its chain is listed.
     public static func renewsCounts(_ purchases: [IAPHUBPurchase], products: [ID: IAPHUBProduct],
                                     until: Instant) -> [ID: Int?] {
-        let ordered = oldestFirst(purchases).filter { $0.purchaseDate.hasHappened(by: until) }
-        let replaced = replacements(ordered)
+        let order = oldestFirst(purchases).filter { purchases[$0].purchaseDate.hasHappened(by: until) }
+        let replaced = replacements(purchases, order)
         var counts: [ID: Int?] = [:]
         for (key, product) in products {
             guard product.type == "renewable_subscription" else { counts[key] = 0; continue }
-            guard let chain = chain(of: product, key: key, in: ordered) else { counts[key] = .some(nil); continue }
-            let members = ordered.filter { $0.productType == "renewable_subscription" && $0.chainId == chain }
+            guard let chain = chain(of: product, key: key, in: purchases, order) else { counts[key] = .some(nil); continue }
+            let members = order.filter { purchases[$0].productType == "renewable_subscription" && purchases[$0].chainId == chain }
             guard !members.isEmpty else { counts[key] = .some(nil); continue }
-            counts[key] = members.filter { p in
-                p.isRenewal && !replaced.contains(Array(p.id.utf8)) && p.isPaid
+            counts[key] = members.filter { i in
+                let p = purchases[i]
+                return p.isRenewal && !replaced.contains(p.id) && p.isPaid
                     && !(p.isRefunded && (p.refundDate.map { $0.hasHappened(by: until) } ?? true))
             }.count
         }

@@ -102,10 +102,20 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
     public var problems: [WireFormatError]
     /// Elements in `list`, readable or not (an empty page that says more follows is a lie).
     public var count: Int
+    /// The listing's budget could not keep the next purchase: `purchases` are those before it,
+    /// the rest of the page was not read.
+    public var stopped = false
 
-    /// Reads the body of a 200 answer. Throws WireFormatError only.
-    public static func decode(_ bytes: [UInt8]) throws(WireFormatError) -> IAPHUBPurchasePage {
-        let page = try IAPHUBWire.root(bytes)
+    /// Reads the body of a 200 answer, element by element (WirePage: no tree of the whole page);
+    /// `keep` is asked for each purchase read (false: stop there, the page `stopped`). Throws
+    /// WireFormatError only.
+    public static func decode(_ bytes: [UInt8], keep: (IAPHUBPurchase) -> Bool = { _ in true })
+        throws(WireFormatError) -> IAPHUBPurchasePage {
+        let wire: WirePage
+        do { wire = try WirePage.read(bytes, list: "list") } catch {
+            throw WireFormatError(path: "\(error.line):\(error.column)", message: "not JSON: \(error.message)")
+        }
+        let page = try IAPHUBWire.rooted(wire.root)
         let hasNextPage: Bool
         switch page["hasNextPage"] {
         case nil, .null?: hasNextPage = false
@@ -115,17 +125,23 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
         guard let listValue = page["list"] else {
             throw WireFormatError(path: "list", message: "missing (IAPHUB always sends it)")
         }
-        guard let list = listValue.arrayValue else {
+        guard let list = wire.elements else {
             throw WireFormatError(path: "list", message: "expected an array, found \(listValue.typeName)")
         }
-        var purchases: [IAPHUBPurchase] = []
-        var problems: [WireFormatError] = []
-        for (index, item) in list.enumerated() {
-            do { purchases.append(try purchase(item, path: JSONPath.index("list", index))) } catch {
-                problems.append(error)
+        var out = IAPHUBPurchasePage(hasNextPage: hasNextPage, purchases: [], problems: [], count: list.count)
+        for index in list.indices {
+            do {
+                let read = try purchase(wire.element(index), path: JSONPath.index("list", index))
+                guard keep(read) else {
+                    out.stopped = true
+                    return out
+                }
+                out.purchases.append(read)
+            } catch {
+                out.problems.append(error)
             }
         }
-        return IAPHUBPurchasePage(hasNextPage: hasNextPage, purchases: purchases, problems: problems, count: list.count)
+        return out
     }
 
     private static func purchase(_ value: JSONValue, path: String) throws(WireFormatError) -> IAPHUBPurchase {
@@ -163,5 +179,15 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
             throw WireFormatError(path: path, message: "no productGroupName, productSku or product to tell which entitlement it is")
         }
         return purchase
+    }
+}
+
+extension IAPHUBPurchase {
+    /// What the purchase costs kept, its history entry included (`Footprint`).
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id.string, productType, productSku?.string, product?.string, productGroupName?.string,
+                                            platform, price, currency, promoCode, originalPurchase?.string, subscriptionPeriodType,
+                                            linkedPurchase?.string, subscriptionProrationMode],
+                       entries: isRefunded ? 2 : 1)
     }
 }

@@ -60,11 +60,19 @@ extension IAPHUBSource {
             // The user was just found: IAPHUB's own 404 here is no answer about them.
             if answer.response.status == 404 { throw answer.unexpectedStatusError() }
             let decoded: IAPHUBPurchasePage
-            do { decoded = try IAPHUBPurchasePage.decode(answer.response.body) } catch {
+            let budget = client.budget
+            do { decoded = try IAPHUBPurchasePage.decode(answer.response.body) { budget.keep($0.footprint) } } catch {
                 throw RemoteError.protocolError(url: answer.url, reason: "\(error)")
             }
+            // The page is kept as its purchases, each counted at its cost in memory.
+            budget.release(answer.heldBytes)
             remarks.leaveOut(decoded.problems, of: "IAPHUB purchases of user '\(id)', page \(page)")
             purchases += decoded.purchases
+            if decoded.stopped {
+                client.forget(stored, customer: id)
+                return (purchases, "IAPHUB's purchase listing was read for \(page) page\(page == 1 ? "" : "s") in part: "
+                        + budget.boundReached(url: answer.url).budgetReason + ", so newer purchases are not shown")
+            }
             guard decoded.hasNextPage else { return (purchases, nil) }
             // A server that says "more" after an empty page would be followed for nothing.
             guard decoded.count > 0 else {

@@ -17,11 +17,16 @@ public enum QonversionPurchaseHistory {
         p.productId == productId || (p.productId.hasPrefix(productId.string + ":") && !productId.isEmpty)
     }
 
-    /// Purchases oldest first; equal dates keep the reverse of the wire order (the wire is newest first).
-    static func oldestFirst(_ purchases: [QonversionPurchase]) -> [QonversionPurchase] {
-        Array(purchases.reversed()).enumerated()
-            .sorted { a, b in a.element.purchasedAt != b.element.purchasedAt ? a.element.purchasedAt < b.element.purchasedAt : a.offset < b.offset }
-            .map(\.element)
+    /// The indices of the purchases dated by `until`, oldest first; equal dates keep the reverse
+    /// of the wire order (the wire is newest first). Indices, not copies: a listing may hold
+    /// hundreds of thousands of purchases.
+    static func oldestFirst(_ purchases: [QonversionPurchase], until: Instant) -> [Int] {
+        let n = purchases.count
+        return purchases.indices.reversed().filter { purchases[$0].purchasedAt.hasHappened(by: until) }
+            .sorted { a, b in
+                purchases[a].purchasedAt != purchases[b].purchasedAt ? purchases[a].purchasedAt < purchases[b].purchasedAt
+                    : n - a < n - b
+            }
     }
 
     /// A price of zero (a free trial or a free period) is not a paid renewal; an unknown price is
@@ -32,18 +37,26 @@ public enum QonversionPurchaseHistory {
         return !(digits.allSatisfy { $0 == "0" } && !digits.isEmpty)
     }
 
-    /// Each purchase of `ordered` (oldest first) with what it is in its chain: the chain's first,
-    /// a change of product (the purchase before it in the chain is of another product: Qonversion
-    /// reports that as an upgrade, downgrade or product change, not as a renewal), or neither.
-    /// One-time purchases are never either.
-    static func places(_ ordered: [QonversionPurchase]) -> [(purchase: QonversionPurchase, first: Bool, productChange: Bool)] {
-        var previous: [[UInt8]: QonversionPurchase] = [:]
-        return ordered.map { p in
-            guard p.expiresAt != nil else { return (p, false, false) }
-            let key = Array(chainKey(p).utf8)
-            defer { previous[key] = p }
-            guard let before = previous[key] else { return (p, true, false) }
-            return (p, false, !before.productId.utf8.elementsEqual(p.productId.utf8))
+    /// Where a purchase stands in its chain.
+    struct Place {
+        /// The chain's first purchase.
+        var first = false
+        /// The purchase before it in the chain is of another product: Qonversion reports that as
+        /// an upgrade, downgrade or product change, not as a renewal.
+        var productChange = false
+    }
+
+    /// The place of each purchase of `order` (oldest first), in that order. One-time purchases
+    /// are never first nor a change.
+    static func places(_ purchases: [QonversionPurchase], _ order: [Int]) -> [Place] {
+        var previous: [ID: Int] = [:]
+        return order.map { i in
+            let p = purchases[i]
+            guard p.expiresAt != nil else { return Place() }
+            let key = chainKey(p)
+            defer { previous[key] = i }
+            guard let before = previous[key] else { return Place(first: true) }
+            return Place(productChange: !purchases[before].productId.utf8.elementsEqual(p.productId.utf8))
         }
     }
 
@@ -52,12 +65,22 @@ public enum QonversionPurchaseHistory {
     /// are sandbox data.
     public static func entries(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
                                sandbox: Bool, until: Instant) -> [HistoryEntry] {
+        let order = oldestFirst(purchases, until: until)
+        let places = places(purchases, order)
         var out: [HistoryEntry] = []
-        out.reserveCapacity(purchases.count)
-        for (p, first, productChange) in places(oldestFirst(purchases).filter({ $0.purchasedAt.hasHappened(by: until) })) {
-            let unlocked = Array(Set(entitlements.compactMap { e in
-                e.productId.flatMap { isOf(p, product: $0) ? e.id : nil }
-            })).sorted()
+        out.reserveCapacity(order.count)
+        // The entitlements a product unlocks, once per product: the entries share the list.
+        var unlockedBy: [ID: [ID]] = [:]
+        let environment = sandbox ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue
+        for (n, i) in order.enumerated() {
+            let p = purchases[i]
+            let unlocked: [ID]
+            if let known = unlockedBy[p.productId] { unlocked = known } else {
+                unlocked = Array(Set(entitlements.compactMap { e in
+                    e.productId.flatMap { isOf(p, product: $0) ? e.id : nil }
+                })).sorted()
+                unlockedBy[p.productId] = unlocked
+            }
             let type: TransactionType
             if p.expiresAt == nil {
                 // v4 does not say whether a one-time product is consumable: one that unlocks no
@@ -65,7 +88,7 @@ public enum QonversionPurchaseHistory {
                 type = unlocked.isEmpty ? .consumablePurchase : .nonConsumablePurchase
             } else {
                 // A change of product starts the new product's subscription (in the same chain).
-                type = first || productChange ? .subscriptionStarted : .subscriptionRenewed
+                type = places[n].first || places[n].productChange ? .subscriptionStarted : .subscriptionRenewed
             }
             out.append(HistoryEntry(date: p.purchasedAt, kind: .transaction, type: type.rawValue, entitlements: unlocked, fields: [
                 ("transactionId", .string(p.storeTransactionId ?? p.id)),
@@ -73,7 +96,7 @@ public enum QonversionPurchaseHistory {
                 ("productId", .string(p.productId.string)),
                 ("expirationDate", .date(p.expiresAt)),
                 ("source", .string(p.platform.rawValue)),
-                ("environment", .string(sandbox ? PurchaseEnvironment.sandbox.rawValue : PurchaseEnvironment.production.rawValue)),
+                ("environment", .string(environment)),
                 // v4 says nothing of family sharing or offer codes.
                 ("ownershipType", .string(nil)),
                 ("offerCode", .string(nil)),
@@ -92,22 +115,24 @@ public enum QonversionPurchaseHistory {
     /// grant or a one-time product; nil when no purchase of its product is listed.
     public static func renewsCounts(_ purchases: [QonversionPurchase], entitlements: [QonversionEntitlement],
                                     until: Instant) -> [ID: Int?] {
-        let ordered = oldestFirst(purchases).filter { $0.purchasedAt.hasHappened(by: until) }
-        var chains: [[UInt8]: [(purchase: QonversionPurchase, first: Bool, productChange: Bool)]] = [:]
-        for place in places(ordered) where place.purchase.expiresAt != nil {
-            chains[Array(chainKey(place.purchase).utf8), default: []].append(place)
+        let order = oldestFirst(purchases, until: until)
+        let places = places(purchases, order)
+        // Each chain's purchases (by their place in `order`), oldest first.
+        var chains: [ID: [Int]] = [:]
+        for (n, i) in order.enumerated() where purchases[i].expiresAt != nil {
+            chains[chainKey(purchases[i]), default: []].append(n)
         }
         var counts: [ID: Int?] = [:]
         for e in entitlements {
             if e.source == .manual { counts[e.id] = 0; continue }
             guard let product = e.productId,
-                  let latest = ordered.last(where: { isOf($0, product: product) }) else {
+                  let latest = order.last(where: { isOf(purchases[$0], product: product) }).map({ purchases[$0] }) else {
                 counts[e.id] = .some(nil)
                 continue
             }
-            guard latest.expiresAt != nil, let chain = chains[Array(chainKey(latest).utf8)] else { counts[e.id] = 0; continue }
-            let paid = chain.filter { isPaid($0.purchase) }
-            counts[e.id] = paid.dropFirst().filter { !$0.productChange }.count
+            guard latest.expiresAt != nil, let chain = chains[chainKey(latest)] else { counts[e.id] = 0; continue }
+            let paid = chain.filter { isPaid(purchases[order[$0]]) }
+            counts[e.id] = paid.dropFirst().filter { !places[$0].productChange }.count
         }
         return counts
     }

@@ -115,7 +115,7 @@ public struct QonversionV4Source: CustomerSource {
     func entitlements(of userId: String, policy: CachePolicy? = nil, remarks: inout Remarks) throws -> QonversionSource.EntitlementsAnswer? {
         let path = "/users/" + RemoteURL.segment(userId) + "/entitlements"
         guard let read = try pages(path, userId: userId, policy: policy ?? cachePolicy, remarks: &remarks,
-                                   decode: QonversionV4Wire.entitlementsPage) else {
+                                   cost: \.footprint, decode: QonversionV4Wire.entitlementsPage) else {
             return nil
         }
         // Entitlements are few: a listing past the page cap is a server that never ends.
@@ -127,7 +127,7 @@ public struct QonversionV4Source: CustomerSource {
     /// lets it read, incomplete past it; nil for an unknown user.
     func purchases(of userId: String, remarks: inout Remarks) throws -> PagedList<QonversionPurchase>? {
         try pages("/users/" + RemoteURL.segment(userId) + "/purchases", userId: userId, policy: cachePolicy, partial: true,
-                  remarks: &remarks, decode: QonversionV4Wire.purchasesPage)
+                  remarks: &remarks, cost: \.footprint, decode: QonversionV4Wire.purchasesPage)
     }
 
     struct PagedList<Item> {
@@ -142,9 +142,13 @@ public struct QonversionV4Source: CustomerSource {
     /// within the command's budget, up to `pageCap` pages. nil when the first page is a 404.
     /// Items left out as malformed are warnings. `partial`: when the budget (time or bytes) ends
     /// the listing, what was read is answered, incomplete (and none of its pages stays cached);
-    /// otherwise the budget's error is thrown.
+    /// otherwise the budget's error is thrown. What is kept of each page is its items, each
+    /// counted against the byte budget at its `cost` in memory (the page's bytes are given back
+    /// once it is decoded): the listing stops at the item that does not fit, even mid-page.
     func pages<Item>(_ path: String, userId: String, policy: CachePolicy, partial: Bool = false, remarks: inout Remarks,
-                     decode: ([UInt8]) throws(WireFormatError) -> QonversionPage<Item>) throws -> PagedList<Item>? {
+                     cost: @escaping (Item) -> Int,
+                     decode: ([UInt8], (Item) -> Bool) throws(WireFormatError) -> QonversionPage<Item>) throws -> PagedList<Item>? {
+        let budget = client.budget
         var list: [Item] = []
         var cursor: String?
         var cursors: Set<String> = []
@@ -170,10 +174,20 @@ public struct QonversionV4Source: CustomerSource {
                 return nil
             default: throw v3.failure(answer)
             }
-            let decoded = try v3.decoded(answer) { bytes in try decode(bytes) }
+            let decoded = try v3.decoded(answer) { bytes in try decode(bytes) { budget.keep(cost($0)) } }
+            budget.release(answer.heldBytes)
             remarks.leaveOut(decoded.problems, of: "Qonversion user '\(userId)', page \(page)")
             list += decoded.items
             if first == nil { first = (v3.requestDate(answer), answer.cacheAge != nil) }
+            if decoded.stopped {
+                // What is kept reached the byte bound: the rest of this page and the older pages are not read.
+                let full = budget.boundReached(url: answer.url)
+                guard partial else { throw full }
+                client.forget(stored, customer: userId)
+                return PagedList(list: list, requestDate: first!.date, fromCache: first!.fromCache,
+                                 incompleteReason: "Qonversion's API v4 listing was read for \(page) page\(page == 1 ? "" : "s") "
+                                    + "in part (the newest \(list.count) items): \(full.budgetReason), so older ones are not shown")
+            }
             guard decoded.hasMore else {
                 return PagedList(list: list, requestDate: first!.date, fromCache: first!.fromCache, incompleteReason: nil)
             }

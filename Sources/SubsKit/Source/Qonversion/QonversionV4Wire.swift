@@ -16,6 +16,9 @@ public struct QonversionPage<Item: Equatable & Sendable>: Equatable, Sendable {
     public var lastId: String?
     /// How many elements `data` held (a page the server capped below the asked limit is normal).
     public var count: Int
+    /// The listing's budget could not keep the next item: `items` are those before it, and the
+    /// rest of the page was not read.
+    public var stopped = false
 }
 
 /// One element of `GET /users/{user_id}/purchases` → `data`.
@@ -62,9 +65,16 @@ public enum QonversionV4Wire {
         try page(bytes) { value, path throws(WireFormatError) in try entitlement(value, at: path) }
     }
 
-    /// A page of `GET /users/{user_id}/purchases`.
-    public static func purchasesPage(_ bytes: [UInt8]) throws(WireFormatError) -> QonversionPage<QonversionPurchase> {
-        try page(bytes) { value, path throws(WireFormatError) in try purchase(value, at: path) }
+    /// A page of `GET /users/{user_id}/purchases`. `keep` is asked for each purchase read (false:
+    /// stop there, the page `stopped`): the listing's byte budget.
+    public static func purchasesPage(_ bytes: [UInt8], keep: (QonversionPurchase) -> Bool = { _ in true })
+        throws(WireFormatError) -> QonversionPage<QonversionPurchase> {
+        try page(bytes, keep: keep) { value, path throws(WireFormatError) in try purchase(value, at: path) }
+    }
+
+    public static func entitlementsPage(_ bytes: [UInt8], keep: (QonversionEntitlement) -> Bool)
+        throws(WireFormatError) -> QonversionPage<QonversionEntitlement> {
+        try page(bytes, keep: keep) { value, path throws(WireFormatError) in try entitlement(value, at: path) }
     }
 
     /// The answer of a grant: one user entitlement.
@@ -74,10 +84,17 @@ public enum QonversionV4Wire {
 
     // MARK: pieces
 
-    static func page<Item>(_ bytes: [UInt8], _ decode: (JSONValue, String) throws(WireFormatError) -> Item)
+    /// A page read element by element (WirePage): no tree of the whole page is built, and `keep`
+    /// may stop the reading after any element.
+    static func page<Item>(_ bytes: [UInt8], keep: (Item) -> Bool = { _ in true },
+                           _ decode: (JSONValue, String) throws(WireFormatError) -> Item)
         throws(WireFormatError) -> QonversionPage<Item> {
-        let body = try WireFields(WireFields.parse(bytes), path: "", words: .qonversion)
-        guard case .array(let list)? = body["data"] else {
+        let wire: WirePage
+        do { wire = try WirePage.read(bytes, list: "data") } catch {
+            throw WireFormatError(path: "", message: "the answer is not JSON: \(error)")
+        }
+        let body = try WireFields(wire.root, path: "", words: .qonversion)
+        guard let list = wire.elements else {
             throw WireFormatError(path: "data", message: body["data"].map { "expected array, found \($0.typeName)" } ?? "missing")
         }
         let hasMore: Bool
@@ -88,11 +105,17 @@ public enum QonversionV4Wire {
         }
         var out = QonversionPage<Item>(items: [], problems: [], hasMore: hasMore,
                                        nextCursor: try body.string("next_cursor"), lastId: nil, count: list.count)
-        out.items.reserveCapacity(list.count)
-        for (i, element) in list.enumerated() {
-            do { out.items.append(try decode(element, JSONPath.index("data", i))) } catch { out.problems.append(error) }
+        for i in list.indices {
+            do {
+                let item = try decode(wire.element(i), JSONPath.index("data", i))
+                guard keep(item) else {
+                    out.stopped = true
+                    return out
+                }
+                out.items.append(item)
+            } catch { out.problems.append(error) }
         }
-        if let last = list.last?.objectValue { out.lastId = identifier(last["id"]) }
+        if let last = list.indices.last.flatMap({ wire.element($0).objectValue }) { out.lastId = identifier(last["id"]) }
         if out.items.isEmpty, let first = out.problems.first { throw first }
         return out
     }
@@ -156,4 +179,15 @@ public enum QonversionV4Wire {
         default: return nil
         }
     }
+}
+
+extension QonversionPurchase {
+    /// What the purchase costs kept, its history entry included (`Footprint`).
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id, productId.string, price, currency, storeTransactionId, chainId?.string])
+    }
+}
+
+extension QonversionEntitlement {
+    public var footprint: Int { Footprint.item(Self.self, strings: [id.string, productId?.string]) }
 }

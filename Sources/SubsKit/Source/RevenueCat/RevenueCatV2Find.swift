@@ -37,6 +37,8 @@ extension RevenueCatV2Source {
         let budget = client.budget
         var remarks = Remarks()
         var found: [[ID]] = []
+        /// Per term: why it was not looked up as an app user id (nothing else found it either).
+        var notLookedUp: [Int: RemoteError] = [:]
         var statuses: [ID: CustomerStatus] = [:]
         var requestDate: Instant?
         /// The customer `id` as check reads it (nil: RevenueCat has none), its notes and warnings
@@ -50,7 +52,7 @@ extension RevenueCatV2Source {
             statuses[status.record.id] = status
             return status
         }
-        for term in query.terms {
+        for (index, term) in query.terms.enumerated() {
             var ids = try search(term, remarks: &remarks)
             // Nothing found: the term is also looked up as an app user id, as check does (v2 creates
             // no customer on GET), so an id is found even by a search that matches emails only, as
@@ -60,6 +62,7 @@ extension RevenueCatV2Source {
                     if let status = try read(ID(term)) { ids = [status.record.id] }
                 } catch let spent as RemoteError where spent.isBudgetSpent {
                     remarks.note("'\(term)' was not looked up as an app user id: \(spent.budgetReason)")
+                    notLookedUp[index] = spent
                 }
             }
             found.append(ids)
@@ -67,10 +70,11 @@ extension RevenueCatV2Source {
 
         // Each customer read once, however many terms found it; no more once the budget is spent.
         var unread: [ID] = []
+        var unreadSet: Set<ID> = []
         var gone: Set<ID> = []
         var why = RemoteError.timeout(url: "", seconds: budget.seconds)
-        for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unread.contains(id) {
-            guard !budget.isSpent else { unread.append(id); continue }
+        for id in found.joined() where statuses[id] == nil && !gone.contains(id) && !unreadSet.contains(id) {
+            guard !budget.isSpent else { unread.append(id); unreadSet.insert(id); continue }
             do {
                 if try read(id) == nil {
                     remarks.warn("RevenueCat customer '\(id)' was found by the search but was gone when it was read")
@@ -79,19 +83,23 @@ extension RevenueCatV2Source {
             } catch let spent as RemoteError where spent.isBudgetSpent {
                 why = spent
                 unread.append(id)
+                unreadSet.insert(id)
             }
         }
         if !unread.isEmpty {
             remarks.note("\(unread.count) customer\(unread.count == 1 ? "" : "s") found by RevenueCat's search not shown: "
                          + why.budgetReason)
         }
-        let results = zip(query.terms, found).map { term, ids in
-            FindResult(term: term, matches: ids.compactMap { statuses[$0] }.map { status in
+        let results = zip(query.terms, found).enumerated().map { index, pair in
+            let (term, ids) = pair
+            // A term whose customers were not all read is not known to match only those shown.
+            let unreadHere = notLookedUp[index] ?? (ids.contains(where: unreadSet.contains) ? why : nil)
+            return FindResult(term: term, matches: ids.compactMap { statuses[$0] }.map { status in
                 let email = FindMatch.email(of: status.record)
                 return FindMatch(customerId: status.record.id, matchedBy: Self.matchKind(term, customerId: status.record.id, email: email),
                                  email: email, activeEntitlements: status.activeEntitlementIds.sorted())
             }.enumerated().sorted { a, b in a.element.matchedBy != b.element.matchedBy ? a.element.matchedBy < b.element.matchedBy : a.offset < b.offset }
-              .map(\.element))
+              .map(\.element), unread: unreadHere)
         }
         return FindAnswer(requestDate: t ?? requestDate ?? clock.now(), results: results, remarks: remarks)
     }
@@ -108,7 +116,7 @@ extension RevenueCatV2Source {
             let label = "RevenueCat's search for '\(spelling)'"
             let page = try list("/customers?search=" + RemoteURL.segment(spelling), id: "search:" + spelling, what: "matches",
                                 cap: Self.searchPageCap, enough: Self.matchCap + 1, partial: true, remarks: &remarks,
-                                label: label) { try RevenueCatV2Wire.customers($0) }
+                                label: label, cost: \.footprint) { try RevenueCatV2Wire.customers($0, keep: $1) }
             // A search of which not one page could be read found nothing: it failed.
             if page.items.isEmpty, page.unfinished != nil, client.budget.isSpent {
                 throw RemoteError.timeout(url: RemoteURL.display(client.endpoint.url.appending("/customers")), seconds: client.timeout)

@@ -65,10 +65,10 @@ extension RevenueCatV2Mapping {
                              ownership: RevenueCatMapping.isFamilyShared(p.ownership) ? OwnershipType.familySharing.rawValue : OwnershipType.owner.rawValue,
                              money: p.revenue))
         }
-        return all.enumerated()
-            .filter { $0.element.date.hasHappened(by: until) }
-            .sorted { a, b in a.element.date != b.element.date ? a.element.date < b.element.date : a.offset < b.offset }
-            .map(\.element)
+        // Sorted by their indices: the entries themselves are copied once.
+        return all.indices.filter { all[$0].date.hasHappened(by: until) }
+            .sorted { a, b in all[a].date != all[b].date ? all[a].date < all[b].date : a < b }
+            .map { all[$0] }
     }
 
     private static func entry(date: Instant, type: TransactionType, entitlements: [ID], transactionId: ID?,

@@ -71,15 +71,16 @@ public struct RevenueCatV2Source: CustomerSource {
         var active = customer.activeEntitlements
         if let cursor = customer.activeEntitlementsCursor {
             let more = try list(customerPath + "/active_entitlements", id: id, what: "active entitlements", after: cursor,
-                                partial: partialAllowed, remarks: &remarks, label: label) { try RevenueCatV2Wire.activeEntitlements($0) }
+                                partial: partialAllowed, remarks: &remarks, label: label,
+                                cost: { Footprint.item(ID.self, strings: [$0.id.string], entries: 0) }) { try RevenueCatV2Wire.activeEntitlements($0, keep: $1) }
             active += more.items
             unfinished += more.unfinished.map { [$0] } ?? []
         }
         let subs = try list(customerPath + "/subscriptions", id: id, what: "subscriptions", partial: partialAllowed,
-                            remarks: &remarks, label: label) { try RevenueCatV2Wire.subscriptions($0) }
+                            remarks: &remarks, label: label, cost: \.footprint) { try RevenueCatV2Wire.subscriptions($0, keep: $1) }
         unfinished += subs.unfinished.map { [$0] } ?? []
         let buys = try list(customerPath + "/purchases", id: id, what: "one-time purchases", partial: partialAllowed,
-                            remarks: &remarks, label: label) { try RevenueCatV2Wire.purchases($0) }
+                            remarks: &remarks, label: label, cost: \.footprint) { try RevenueCatV2Wire.purchases($0, keep: $1) }
         unfinished += buys.unfinished.map { [$0] } ?? []
 
         var transactions: [ID: [RevenueCatV2Transaction]] = [:]
@@ -94,14 +95,15 @@ public struct RevenueCatV2Source: CustomerSource {
             }
             let chain = try list("/subscriptions/" + RemoteURL.segment(s.id.string) + "/transactions", id: id,
                                  what: "transactions of subscription \(s.id)", partial: true, remarks: &remarks,
-                                 label: label) { try RevenueCatV2Wire.transactions($0) }
+                                 label: label, cost: \.footprint) { try RevenueCatV2Wire.transactions($0, keep: $1) }
             if let reason = chain.unfinished {
                 unfinished.append(reason)
                 partial.insert(s.id)
             }
-            transactions[s.id] = chain.items.enumerated()
-                .sorted { a, b in a.element.purchasedAt != b.element.purchasedAt ? a.element.purchasedAt < b.element.purchasedAt : a.offset < b.offset }
-                .map(\.element)
+            let items = chain.items
+            transactions[s.id] = items.indices
+                .sorted { a, b in items[a].purchasedAt != items[b].purchasedAt ? items[a].purchasedAt < items[b].purchasedAt : a < b }
+                .map { items[$0] }
         }
         if skipped > 0 {
             unfinished.append("the transactions of \(skipped) subscription\(skipped == 1 ? " were" : "s were") not read: "
@@ -117,10 +119,13 @@ public struct RevenueCatV2Source: CustomerSource {
     /// stays in the cache). At most `cap` pages; once `enough` items are read the next page is not
     /// asked for (a search: see RevenueCatV2Find). `partial`: when the command's budget (time or
     /// bytes) ends the list, what was read is answered, unfinished; otherwise the budget's error
-    /// is thrown.
+    /// is thrown. Each item kept is counted against the byte budget at its `cost` in memory (the
+    /// page's bytes are given back once it is decoded), and the list stops, unfinished, at the
+    /// first item that does not fit.
     func list<Item>(_ path: String, id: String, what: String, after: String? = nil, cap: Int = pageCap, enough: Int = .max,
-                    partial: Bool, remarks: inout Remarks, label: String,
-                    _ decode: ([UInt8]) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
+                    partial: Bool, remarks: inout Remarks, label: String, cost: @escaping (Item) -> Int,
+                    _ decode: ([UInt8], (Item) -> Bool) throws -> RevenueCatV2Page<Item>) throws -> (items: [Item], unfinished: String?) {
+        let budget = client.budget
         var items: [Item] = []
         var cursor = after
         var seen: Set<String> = []
@@ -147,9 +152,15 @@ public struct RevenueCatV2Source: CustomerSource {
                 throw failure(answer)
             default: throw failure(answer)
             }
-            let decoded = try decoded(answer, decode)
+            let decoded = try decoded(answer) { bytes in try decode(bytes) { budget.keep(cost($0)) } }
+            budget.release(answer.heldBytes)
             remarks.leaveOut(decoded.problems, of: label)
             items += decoded.items
+            if decoded.stopped {
+                let full = budget.boundReached(url: answer.url)
+                guard partial else { throw full }
+                return unfinished("its \(what) were read for \(page) page\(page == 1 ? "" : "s") in part only: \(full.budgetReason)")
+            }
             guard let next = decoded.nextCursor, items.count < enough else { return (items, nil) }
             guard seen.insert(next).inserted, next != cursor else {
                 return unfinished("RevenueCat answered the same page of its \(what) twice, so subs stopped reading it")

@@ -101,6 +101,9 @@ public struct RevenueCatV2Page<Item: Sendable>: Sendable {
     public var items: [Item]
     public var nextCursor: String?
     public var problems: [WireFormatError]
+    /// The listing's budget could not keep the next item: `items` are those before it, the rest
+    /// of the page was not read.
+    public var stopped = false
 }
 
 public enum RevenueCatV2Wire {
@@ -153,8 +156,9 @@ public enum RevenueCatV2Wire {
     }
 
     /// A page of `customer.active_entitlement` items (GET /customers/{id}/active_entitlements).
-    public static func activeEntitlements(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<(id: ID, expiresAt: Instant?)> {
-        try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
+    public static func activeEntitlements(_ bytes: [UInt8], keep: ((id: ID, expiresAt: Instant?)) -> Bool = { _ in true })
+        throws(WireFormatError) -> RevenueCatV2Page<(id: ID, expiresAt: Instant?)> {
+        try page(bytes, keep: keep) { v, p throws(WireFormatError) in
             let e = try WireFields(v2: v, path: p)
             guard let id = try e.id("entitlement_id"), !id.isEmpty else {
                 throw WireFormatError(path: JSONPath.member(p, "entitlement_id"), message: "required")
@@ -163,8 +167,9 @@ public enum RevenueCatV2Wire {
         }
     }
 
-    public static func subscriptions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Subscription> {
-        try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
+    public static func subscriptions(_ bytes: [UInt8], keep: (RevenueCatV2Subscription) -> Bool = { _ in true })
+        throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Subscription> {
+        try page(bytes, keep: keep) { v, p throws(WireFormatError) in
             let s = try WireFields(v2: v, path: p)
             guard let id = try s.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             var pending: ID?
@@ -185,8 +190,9 @@ public enum RevenueCatV2Wire {
         }
     }
 
-    public static func purchases(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Purchase> {
-        try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
+    public static func purchases(_ bytes: [UInt8], keep: (RevenueCatV2Purchase) -> Bool = { _ in true })
+        throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Purchase> {
+        try page(bytes, keep: keep) { v, p throws(WireFormatError) in
             let x = try WireFields(v2: v, path: p)
             guard let id = try x.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             return RevenueCatV2Purchase(
@@ -197,8 +203,9 @@ public enum RevenueCatV2Wire {
         }
     }
 
-    public static func transactions(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Transaction> {
-        try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in
+    public static func transactions(_ bytes: [UInt8], keep: (RevenueCatV2Transaction) -> Bool = { _ in true })
+        throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Transaction> {
+        try page(bytes, keep: keep) { v, p throws(WireFormatError) in
             let t = try WireFields(v2: v, path: p)
             guard let id = try t.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             guard let purchased = try t.milliseconds("purchased_at") else {
@@ -212,8 +219,9 @@ public enum RevenueCatV2Wire {
     }
 
     /// A page of customers (GET /customers?search=TERM).
-    public static func customers(_ bytes: [UInt8]) throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Customer> {
-        try page(.object(parse(bytes)), path: "") { v, p throws(WireFormatError) in try customer(v, path: p) }
+    public static func customers(_ bytes: [UInt8], keep: (RevenueCatV2Customer) -> Bool = { _ in true })
+        throws(WireFormatError) -> RevenueCatV2Page<RevenueCatV2Customer> {
+        try page(bytes, keep: keep) { v, p throws(WireFormatError) in try customer(v, path: p) }
     }
 
     /// RevenueCat's error JSON (`Error`: `object: "error"`, `type`, `message`, `param`), or nil
@@ -262,6 +270,39 @@ public enum RevenueCatV2Wire {
             cursor = after
         }
         return RevenueCatV2Page(items: decoded, nextCursor: cursor, problems: problems)
+    }
+
+    /// A whole answer that is a `list` object, read element by element (WirePage: no tree of the
+    /// whole page); `keep` may stop the reading after any item (the page is then `stopped`).
+    static func page<Item>(_ bytes: [UInt8], keep: (Item) -> Bool,
+                           _ item: (JSONValue, String) throws(WireFormatError) -> Item) throws(WireFormatError) -> RevenueCatV2Page<Item> {
+        let wire: WirePage
+        do { wire = try WirePage.read(bytes, list: "items") } catch {
+            throw WireFormatError(path: "", message: "the answer is not JSON: \(error)")
+        }
+        let r = try WireFields(v2: wire.root, path: "")
+        guard let elements = wire.elements else {
+            throw WireFormatError(path: "items", message: r.object["items"].map { "expected an array, found \($0.typeName)" } ?? "required")
+        }
+        var cursor: String?
+        if let next = try r.string("next_page") {
+            guard let after = Self.cursor(next) else {
+                throw WireFormatError(path: "next_page", message: "expected a URL with starting_after, found \(JSON.quote(String(next.prefix(80))))")
+            }
+            cursor = after
+        }
+        var out = RevenueCatV2Page<Item>(items: [], nextCursor: cursor, problems: [])
+        for i in elements.indices {
+            do {
+                let decoded = try item(wire.element(i), JSONPath.index("items", i))
+                guard keep(decoded) else {
+                    out.stopped = true
+                    return out
+                }
+                out.items.append(decoded)
+            } catch { out.problems.append(error) }
+        }
+        return out
     }
 
     /// The `starting_after` value of a `next_page` URL (`/v2/projects/p/…?starting_after=X`),
@@ -324,5 +365,46 @@ extension WireFields {
             gross = text
         }
         return RevenueCatV2Money(currency: try m.string("currency"), gross: gross)
+    }
+}
+
+// What each item costs kept (`Footprint`), its history entries included.
+extension RevenueCatV2EntitlementRef {
+    /// Each reference, and the entry's list of entitlement ids made of it.
+    static func footprint(_ refs: [RevenueCatV2EntitlementRef]) -> Int {
+        refs.isEmpty ? 0 : 2 * refs.reduce(48) { total, ref in
+            total + MemoryLayout<RevenueCatV2EntitlementRef>.stride + Footprint.string(ref.id.string) + Footprint.string(ref.lookupKey?.string)
+        }
+    }
+}
+
+extension RevenueCatV2Subscription {
+    /// A subscription without store transactions is told as its start and its current period.
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id.string, productId?.string, autoRenewalStatus, status, environment, store,
+                                            storeSubscriptionIdentifier, ownership, pendingProductStoreIdentifier?.string],
+                       entries: 2) + RevenueCatV2EntitlementRef.footprint(entitlements)
+    }
+}
+
+extension RevenueCatV2Purchase {
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id.string, productId?.string, revenue?.currency, revenue?.gross, status, environment,
+                                            store, storePurchaseIdentifier, ownership]) + RevenueCatV2EntitlementRef.footprint(entitlements)
+    }
+}
+
+extension RevenueCatV2Transaction {
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id.string, productStoreIdentifier?.string, revenue?.currency, revenue?.gross])
+    }
+}
+
+extension RevenueCatV2Customer {
+    /// A customer of a search: its attributes are kept as sent (a JSON tree), counted at four
+    /// times their text.
+    public var footprint: Int {
+        Footprint.item(Self.self, strings: [id.string], entries: 0) + 64 * activeEntitlements.count
+            + (attributes.map { 4 * JSONWriter.compact(.object($0)).utf8.count } ?? 0)
     }
 }

@@ -28,6 +28,8 @@ extension RemoteRecordStore {
             var matches: [FindMatch] = []
             var cursor: String?
             var pages = 0
+            /// What ended the reading of the term's pages before the last: its matches shown are not all.
+            var unread: RemoteError?
             repeat {
                 pages += 1
                 let page = target + (cursor.map { "&cursor=" + RemoteURL.segment($0) } ?? "")
@@ -38,6 +40,7 @@ extension RemoteRecordStore {
                     // The command's budget: the pages read are shown, and what was not, said.
                     remarks.note("the search for '\(term)' was read for \(pages - 1) page\(pages == 2 ? "" : "s") only "
                                  + "(\(matches.count) match\(matches.count == 1 ? "" : "es")): \(spent.budgetReason)")
+                    unread = spent
                     break
                 }
                 remarks.note(from: answer)
@@ -64,7 +67,7 @@ extension RemoteRecordStore {
                         : "the search named a next page after \(Self.searchPageCap) pages")
                 }
             } while cursor != nil
-            results.append(FindResult(term: term, matches: matches))
+            results.append(FindResult(term: term, matches: matches, unread: unread))
         }
         return (results, t ?? served ?? now)
     }
