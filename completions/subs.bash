@@ -36,7 +36,7 @@ _subs_option_value() {
         --remote|--pager|--timeout|--cache-max|--max-age|--duration|--reason|--actor|--limit|--attribute|--listen) : ;;
         --provider) _subs_add_words 'subs revenuecat qonversion iaphub' ;;
         --at|--until|--since) _subs_add_words 'now' ;;
-        --format) _subs_add_words 'table json jsonl tsv' ;;
+        --format) _subs_add_words 'table json jsonl tsv csv' ;;
         --color) _subs_add_words 'auto always never' ;;
         --iaphub-platform) _subs_add_words 'ios android' ;;
         --require|--entitlement) _subs_add_ids entitlements ;;

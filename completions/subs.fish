@@ -88,7 +88,7 @@ complete -c subs -l remote -x -d 'Use a remote REST endpoint instead of the loca
 complete -c subs -l provider -x -a 'subs revenuecat qonversion iaphub' -d 'Where the customers are: subs (store or subs serve), revenuecat, qonversion, iaphub'
 complete -c subs -l api-key-file -r -F -d 'File holding the API key or token for --remote; SUBS_API_KEY is also read'
 complete -c subs -l at -x -a 'now' -d 'Evaluate status as of DATE instead of now'
-complete -c subs -l format -x -a 'table json jsonl tsv' -d 'Output format'
+complete -c subs -l format -x -a 'table json jsonl tsv csv' -d 'Output format'
 complete -c subs -l json -d 'Same as --format json'
 complete -c subs -l color -x -a 'auto always never' -d 'Colour; auto colours only a terminal, with NO_COLOR unset or empty and TERM not dumb'
 complete -c subs -l no-color -d 'Same as --color never'

@@ -57,11 +57,11 @@ public func fuzzCommandLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
 
     let outcome: ParseOutcome
     do {
-        outcome = try CommandLineParser.parse(arguments: argv, environment: environment, now: now)
+        outcome = try CommandLineParser.parse(arguments: argv, of: .subs, environment: environment, now: now)
     } catch let error as UsageError {
         checkMessage(error.message, "usage error")
         if let suggestion = error.suggestion { checkMessage(suggestion, "suggestion") }
-        checkMessage(HelpRenderer.usageLine(for: error.command), "usage line")
+        checkMessage(HelpRenderer(.subs).usageLine(for: error.command), "usage line")
         return 0
     } catch let error as ConfigError {
         checkMessage(error.message, "config error")
@@ -72,10 +72,10 @@ public func fuzzCommandLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32
 
     switch outcome {
     case .help(let command):
-        let text = HelpRenderer.help(for: command, columns: columns)
+        let text = HelpRenderer(.subs).help(for: command, columns: columns)
         precondition(!text.isEmpty, "empty help")
     case .groupHelp(let group):
-        precondition(!HelpRenderer.help(forGroup: group, columns: columns).isEmpty, "empty group help")
+        precondition(!HelpRenderer(.subs).help(forGroup: group, columns: columns).isEmpty, "empty group help")
     case .version:
         break
     case .run(let invocation):

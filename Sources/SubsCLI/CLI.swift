@@ -1,10 +1,11 @@
-// The entry point of the command line: parse, dispatch, turn failures into wording and exit statuses.
+// The entry point of the command line: parse subs's command line (CommandLineSpec.subs), run the
+// command its spec names, turn failures into wording and exit statuses.
 
 import SubsSystem
 import SubsModel
 
 public enum CLI {
-    public static let version = "0.1.0"
+    public static let version = CommandLineSpec.subs.version
 
     /// Runs one invocation of `subs` and returns its exit status. Never exits, never touches
     /// the real process: everything goes through `context`.
@@ -44,8 +45,11 @@ public enum CLI {
         }
         // The completion scripts run `subs __complete` at TAB time: whatever goes wrong, the
         // user's prompt gets no error lines (the status still tells).
-        let scan = Result { try ArgumentScan(arguments) }
-        if case .success(let scanned) = scan, scanned.command == .complete { context.writeErr = { _ in } }
+        let commandLine = CommandLineSpec.subs
+        let scan = Result { try ArgumentScan(arguments, of: commandLine) }
+        if case .success(let scanned) = scan, let name = scanned.command, commandLine.command(name).silent {
+            context.writeErr = { _ in }
+        }
         // A bad SUBS_NOW matters only to commands that read the clock; help, --version and the
         // completion scripts work whatever the environment holds.
         var clockProblem: String?
@@ -70,7 +74,7 @@ public enum CLI {
         } catch let error as SecretFileError {
             // A config file another user owns or may write: refused (77), whatever the command.
             context.writeErr("subs: error: \(Terminal.message(error.message))\n")
-            return Commands.exitCode(for: error)
+            return ExitCode(for: error)
         } catch {
             context.writeErr("subs: error: \(Terminal.message("\(error)"))\n")
             return .internalError
@@ -80,40 +84,36 @@ public enum CLI {
             context.writeOut("subs \(version)\n")
             return .success
         case .help(let command):
-            context.writeOut(HelpRenderer.help(for: command, columns: context.columns))
+            context.writeOut(HelpRenderer(commandLine).help(for: command, columns: context.columns))
             return .success
         case .groupHelp(let group):
-            context.writeOut(HelpRenderer.help(forGroup: group, columns: context.columns))
+            context.writeOut(HelpRenderer(commandLine).help(forGroup: group, columns: context.columns))
             return .success
         case .run(let invocation):
-            if let clockProblem, !invocation.command.worksWhateverTheEnvironment {
+            let spec = commandLine.command(invocation.command)
+            if let clockProblem, spec.readsClock {
                 context.writeErr("subs: error: \(clockProblem)\n")
                 return .configError
             }
             for warning in invocation.global.warnings { context.writeErr("subs: warning: \(Terminal.shortened(warning))\n") }
-            if let pager = Paging.command(for: invocation, context: context) {
+            if let pager = Paging.command(for: invocation, of: spec, context: context) {
                 // The whole answer is made before any of it is shown: held back, then paged or not.
                 let held = PagedOutput(command: pager, write: context.writeOut)
                 context.writeOut = { held.add($0) }
                 paged = held
             }
-            return Commands.run(invocation, context: context)
+            do {
+                return try spec.run(invocation, context)
+            } catch {
+                return Commands.report(error, context)
+            }
         }
     }
 
     static func usageErrorText(_ error: UsageError) -> String {
         var text = "subs: error: \(Terminal.shortened(error.message))\n"
         if let suggestion = error.suggestion { text += "did you mean '\(suggestion)'?\n" }
-        text += "usage: \(HelpRenderer.usageLine(for: error.command))\n"
+        text += "usage: \(HelpRenderer(.subs).usageLine(for: error.command))\n"
         return text
     }
-}
-
-public enum ParseOutcome: Sendable {
-    case run(Invocation)
-    /// Help for a command (nil: the overview), from `help [COMMAND]` or `--help`.
-    case help(CommandName?)
-    /// Help for a group of two-word commands (`subs help store`).
-    case groupHelp(String)
-    case version
 }

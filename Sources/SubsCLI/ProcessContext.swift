@@ -115,14 +115,6 @@ func queryTerminalHeight(fd: Int32) -> Int? {
     return Int(size.ws_row)
 }
 
-/// Reads to the end, or until `limit` bytes were read.
-/// All of `fd`, at most `limit` bytes (`truncated`: there was more); nil when it cannot be read.
-func readAll(fd: Int32, limit: Int = .max - 1) -> (bytes: [UInt8], truncated: Bool)? {
-    guard let read = try? readStream(fd, limit: limit) else { return nil }
-    defer { read.bytes.deallocate() }
-    return (Array(read.bytes), read.truncated)
-}
-
 /// The environment, with HOME taken from the password database when it is unset or empty, so
 /// the default store and config paths do not land at the root of the file system.
 func environmentWithHome(_ environment: [String: String]) -> [String: String] {

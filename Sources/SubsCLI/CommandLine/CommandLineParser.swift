@@ -1,18 +1,30 @@
-// The hand-rolled parser: arguments → ParseOutcome, driven by CommandLineSpec.
+// The hand-rolled parser: arguments → ParseOutcome, driven by a command line's description
+// (CommandLineSpec; subs's is CommandLineSpec.subs).
 // Structure first (command, options, values), then values by kind, then per-command rules,
 // then the global options with their environment and config file.
 
 import SubsModel
 
+public enum ParseOutcome: Sendable {
+    case run(Invocation)
+    /// Help for a command (nil: the overview), from `help [COMMAND]` or `--help`.
+    case help(CommandName?)
+    /// Help for a group of two-word commands (`subs help store`).
+    case groupHelp(String)
+    case version
+}
+
 public enum CommandLineParser {
-    public static func parse(arguments: [String], environment: [String: String], now: Instant) throws -> ParseOutcome {
-        try parse(ArgumentScan(arguments), environment: environment, now: now)
+    public static func parse(arguments: [String], of commandLine: CommandLineSpec, environment: [String: String],
+                             now: Instant) throws -> ParseOutcome {
+        try parse(ArgumentScan(arguments, of: commandLine), environment: environment, now: now)
     }
 
     /// The outcome of arguments already scanned (CLI.run scans once and looks at the command first).
     static func parse(_ scan: ArgumentScan, environment: [String: String], now: Instant) throws -> ParseOutcome {
+        let commandLine = scan.commandLine
         if scan.wantsHelp {
-            if scan.command == .help, !scan.positionals.isEmpty { return try helpTopic(scan.positionals) }
+            if scan.command == .help, !scan.positionals.isEmpty { return try helpTopic(scan.positionals, of: commandLine) }
             if let group = scan.group, scan.command == nil { return .groupHelp(group.name) }
             return .help(scan.command)
         }
@@ -20,13 +32,14 @@ public enum CommandLineParser {
         if scan.wantsVersion { return .version }
         guard let command = scan.command else {
             if let group = scan.group {
-                throw UsageError("\(group.name): missing subcommand: " + subcommandWords(group).joined(separator: " or "))
+                throw UsageError("\(group.name): missing subcommand: "
+                                 + subcommandWords(group, of: commandLine).joined(separator: " or "))
             }
             throw UsageError("missing command")
         }
-        if command == .help { return try helpTopic(scan.positionals) }
+        if command == .help { return try helpTopic(scan.positionals, of: commandLine) }
 
-        let spec = CommandLineSpec.command(command)
+        let spec = commandLine.command(command)
         var globalFlags: [String: OptionValue] = [:]
         var options: [String: [OptionValue]] = [:]
         for given in scan.options {
@@ -68,19 +81,20 @@ public enum CommandLineParser {
             }
         }
         // `completion` prints a fixed script: no config file or environment setting can break it.
-        let global = command == .completion ? GlobalOptions()
+        let global = !spec.readsSettings ? GlobalOptions()
             : try GlobalOptionsResolver.resolve(flags: globalFlags, environment: environment, now: now)
         return .run(Invocation(command: command, global: global, positionals: scan.positionals, options: options))
     }
 
     /// `help [COMMAND...]`: the words name a command or a group.
-    static func helpTopic(_ words: [String]) throws -> ParseOutcome {
+    static func helpTopic(_ words: [String], of commandLine: CommandLineSpec) throws -> ParseOutcome {
         let topic = words.joined(separator: " ")
         if words.isEmpty { return .help(nil) }
-        if let group = CommandLineSpec.groups.first(where: { $0.name == topic }) { return .groupHelp(group.name) }
-        if let name = CommandName(rawValue: topic) { return .help(name) }
+        if let group = commandLine.groups.first(where: { $0.name == topic }) { return .groupHelp(group.name) }
+        if let spec = commandLine.command(named: topic) { return .help(spec.name) }
         throw UsageError("unknown command \(Terminal.quoted(topic))",
-                         suggestion: EditDistance.closest(to: topic, among: ArgumentScan.commandWords), command: .help)
+                         suggestion: EditDistance.closest(to: topic, among: ArgumentScan.commandWords(of: commandLine)),
+                         command: .help)
     }
 
     /// Counts and kinds of positional arguments against the command's ArgumentSpecs.
@@ -115,8 +129,8 @@ public enum CommandLineParser {
         return Array((before + Array(repeating: arguments[many], count: middle) + after).prefix(count))
     }
 
-    static func subcommandWords(_ group: CommandGroup) -> [String] {
-        group.commands.map { CommandLineSpec.command($0).words.last ?? "" }
+    static func subcommandWords(_ group: CommandGroup, of commandLine: CommandLineSpec) -> [String] {
+        group.commands.map { commandLine.command($0).words.last ?? "" }
     }
 }
 
@@ -131,6 +145,7 @@ struct ArgumentScan {
         var value: String?
     }
 
+    let commandLine: CommandLineSpec
     var command: CommandName?
     var group: CommandGroup?
     var options: [GivenOption] = []
@@ -140,9 +155,9 @@ struct ArgumentScan {
     var firstError: UsageError?
 
     /// What a user may type as a command (hidden ones excluded), for suggestions.
-    static var commandWords: [String] {
+    static func commandWords(of commandLine: CommandLineSpec) -> [String] {
         var words: [String] = []
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in commandLine.visibleCommands {
             let first = spec.words[0]
             if !words.contains(first) { words.append(first) }
             if spec.words.count > 1 { words.append(spec.name.rawValue) }
@@ -150,7 +165,8 @@ struct ArgumentScan {
         return words
     }
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], of commandLine: CommandLineSpec) throws {
+        self.commandLine = commandLine
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -180,7 +196,7 @@ struct ArgumentScan {
             name = String(argument[..<eq])
             inlineValue = String(argument[argument.index(after: eq)...])
         }
-        let candidates = CommandLineSpec.options(for: command).filter { !$0.hidden }
+        let candidates = commandLine.options(for: command).filter { !$0.hidden }
         guard let spec = candidates.first(where: { $0.longName == name || $0.shortName == name }) else {
             let names = candidates.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }
             fail(UsageError("unknown option \(Terminal.quoted(name))",
@@ -227,20 +243,20 @@ struct ArgumentScan {
 
     private mutating func readCommandWord(_ word: String) throws {
         if let group {
-            guard let name = group.commands.first(where: { CommandLineSpec.command($0).words.last == word }) else {
-                let words = CommandLineParser.subcommandWords(group)
+            guard let name = group.commands.first(where: { commandLine.command($0).words.last == word }) else {
+                let words = CommandLineParser.subcommandWords(group, of: commandLine)
                 let suggestion = EditDistance.closest(to: word, among: words).map { group.name + " " + $0 }
                 throw UsageError("\(group.name): unknown subcommand \(Terminal.quoted(word)) (use "
                                  + words.joined(separator: " or ") + ")", suggestion: suggestion)
             }
             command = name
-        } else if let found = CommandLineSpec.groups.first(where: { $0.name == word }) {
+        } else if let found = commandLine.groups.first(where: { $0.name == word }) {
             group = found
-        } else if let name = CommandName(rawValue: word), !name.rawValue.contains(" ") {
-            command = name
+        } else if let spec = commandLine.command(named: word), !word.contains(" ") {
+            command = spec.name
         } else {
             throw UsageError("unknown command \(Terminal.quoted(word))",
-                             suggestion: EditDistance.closest(to: word, among: Self.commandWords))
+                             suggestion: EditDistance.closest(to: word, among: Self.commandWords(of: commandLine)))
         }
     }
 

@@ -93,7 +93,7 @@ struct ConfigFile {
             }
             let key = String(line[..<eq]).trimmingBlanks()
             var value = String(line[line.index(after: eq)...]).trimmingBlanks()
-            guard keys.contains(key), let spec = CommandLineSpec.globalOption(named: key), let kind = spec.kind else {
+            guard keys.contains(key), let spec = GlobalOptionTable.entry(named: key)?.spec, let kind = spec.kind else {
                 let hint = EditDistance.closest(to: key, among: keys).map { " (did you mean '\($0)'?)" } ?? ""
                 throw ConfigError("\(place): unknown key \(Terminal.quoted(key))\(hint)")
             }

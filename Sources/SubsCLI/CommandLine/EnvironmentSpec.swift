@@ -124,19 +124,19 @@ public enum EnvironmentSpec {
                                    store: { value, options in options.providerSettings[setting.key] = value })
     }
 
-    /// Every documented variable: the global options' (`As --store: ...`), the command options'
-    /// (SUBS_ACTOR), then the others.
-    public static var documented: [(name: String, help: String)] {
+    /// Every documented variable of `commandLine`: the global options' (`As --store: ...`), the
+    /// command options' (SUBS_ACTOR), then the others.
+    public static func documented(in commandLine: CommandLineSpec) -> [(name: String, help: String)] {
         var list: [(name: String, help: String)] = []
-        for option in CommandLineSpec.globalOptions {
+        for option in commandLine.globalOptions {
             if let name = option.environment { list.append((name, "Same as \(option.longName): \(lowerFirst(option.help)).")) }
         }
         var seen = Set(list.map(\.name))
-        for command in CommandLineSpec.visibleCommands {
+        for command in commandLine.visibleCommands {
             for option in command.options {
                 guard let name = option.environment, !seen.contains(name) else { continue }
                 seen.insert(name)
-                let users = CommandLineSpec.visibleCommands.filter { $0.option(named: option.long) != nil }
+                let users = commandLine.visibleCommands.filter { $0.option(named: option.long) != nil }
                     .map(\.name.rawValue).joined(separator: " and ")
                 list.append((name, "Same as \(option.longName) of \(users): \(lowerFirst(option.help))."))
             }

@@ -6,23 +6,14 @@ import SubsStore
 import SubsRemote
 import SubsProviders
 
-public enum CommandName: String, CaseIterable, Sendable {
-    case check, grant, revoke, history
-    case renewCount = "renew-count"
-    case find
-    case storeInit = "store init"
-    case storeValidate = "store validate"
-    case serve, commands, completion, help
-    /// Hidden: `subs __complete customers|entitlements [PREFIX]` lists ids for the completion scripts.
-    case complete = "__complete"
+/// A command's name as typed (`check`, `store init`). Each command's file declares its own
+/// (`CommandName.check`); the parser answers `help` itself, so that one is declared here.
+public struct CommandName: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
 
-    /// Commands that need neither the clock, the config file nor the environment's settings
-    /// (SPEC 7: completion works whatever they hold).
-    var worksWhateverTheEnvironment: Bool { self == .completion || self == .complete }
-}
-
-public enum OutputFormat: String, CaseIterable, Sendable {
-    case table, json, jsonl, tsv
+    public static let help = CommandName("help")
 }
 
 public enum ColorMode: String, CaseIterable, Sendable {
@@ -193,7 +184,7 @@ extension OptionValue {
 
 /// A usage error (exit 64): printed as `subs: error: MESSAGE`, then `did you mean 'X'?`
 /// when there is a suggestion, then `usage: ...`.
-public struct UsageError: Error, Equatable, Sendable {
+public struct UsageError: ExitStatusError, Equatable, Sendable {
     public var message: String
     public var suggestion: String?
     /// The command whose usage line to print (nil: the top-level usage).
@@ -204,10 +195,14 @@ public struct UsageError: Error, Equatable, Sendable {
         self.suggestion = suggestion
         self.command = command
     }
+
+    var exitCode: ExitCode { .usage }
 }
 
 /// A bad config file (exit 78): "PATH:LINE: unknown key 'x'".
-public struct ConfigError: Error, Equatable, Sendable {
+public struct ConfigError: ExitStatusError, Equatable, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }
+
+    var exitCode: ExitCode { .configError }
 }

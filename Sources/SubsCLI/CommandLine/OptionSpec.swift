@@ -1,5 +1,5 @@
 // The shapes of the command-line description: options, positional arguments, commands.
-// `CommandLineSpec` fills them in; parser, help, completions and man page read them.
+// `CommandLineSpec` holds them; parser, help, completions and man page read them.
 
 /// What an option value or positional argument is; drives validation and completion.
 public enum ValueKind: Equatable, Sendable {
@@ -148,7 +148,12 @@ public struct Example: Sendable {
     }
 }
 
+/// A command: what help, the completions, the man page and `commands --json` say of it, what
+/// the parser checks, and the code that runs it. Each command's file declares its spec, and one
+/// line registers it in the command line (CommandLineSpec.subs).
 public struct CommandSpec: Sendable {
+    public typealias Runner = @Sendable (Invocation, Context) throws -> ExitCode
+
     public var name: CommandName
     /// One sentence, no final period (lists); help adds it.
     public var abstract: String
@@ -157,21 +162,45 @@ public struct CommandSpec: Sendable {
     public var options: [OptionSpec]
     /// Groups of options of which exactly one must be given (`grant`'s expiry).
     public var exactlyOneOf: [[String]]
+    /// What each exit status means for this command (`subs help COMMAND`, `commands --json`).
+    public var exitStatuses: CommandExitStatuses
     public var examples: [Example]
     /// Hidden commands (`__complete`) are left out of help, completions and the man page.
     public var hidden: Bool
+    /// Its answer may be long: on a terminal, output taller than the screen goes through the pager.
+    public var paged: Bool
+    /// Whether it reads the config file and the environment's settings: `completion` prints a
+    /// fixed script that none of them may break.
+    public var readsSettings: Bool
+    /// Whether it reads the clock: a bad SUBS_NOW fails only the commands that do (SPEC section 7:
+    /// completion works whatever the environment holds).
+    public var readsClock: Bool
+    /// Says nothing on standard error, whatever goes wrong (the status still tells): `__complete`
+    /// runs at TAB time, inside the user's prompt.
+    public var silent: Bool
+    /// Runs the command on a parsed invocation; errors it throws become `subs: error:` lines
+    /// with their status (Commands.describe).
+    public var run: Runner
 
     public init(_ name: CommandName, abstract: String, discussion: String? = nil,
-                arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
-                exactlyOneOf: [[String]] = [], examples: [Example] = [], hidden: Bool = false) {
+                arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], exactlyOneOf: [[String]] = [],
+                exitStatuses: CommandExitStatuses = CommandExitStatuses(), examples: [Example] = [],
+                hidden: Bool = false, paged: Bool = false, readsSettings: Bool = true, readsClock: Bool = true,
+                silent: Bool = false, run: @escaping Runner) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.arguments = arguments
         self.options = options
         self.exactlyOneOf = exactlyOneOf
+        self.exitStatuses = exitStatuses
         self.examples = examples
         self.hidden = hidden
+        self.paged = paged
+        self.readsSettings = readsSettings
+        self.readsClock = readsClock
+        self.silent = silent
+        self.run = run
     }
 
     /// The words typed to run it (`["store", "init"]`).
@@ -183,11 +212,4 @@ public struct CommandSpec: Sendable {
     }
 
     public func option(named long: String) -> OptionSpec? { options.first { $0.long == long } }
-}
-
-/// Commands typed as two words share a group (`store init`, `store validate`).
-public struct CommandGroup: Sendable {
-    public var name: String
-    public var abstract: String
-    public var commands: [CommandName]
 }

@@ -4,8 +4,42 @@ import SubsModel
 import SubsRemote
 import SubsSource
 
+extension CommandName {
+    static let check = CommandName("check")
+}
+
+extension CommandLineSpec.Options {
+    static let require = OptionSpec("require", kind: .entitlement, valueName: "ENTITLEMENT", repeatable: true,
+                                    help: "Exit {exit:requirement-missing} if any listed customer lacks an active ENTITLEMENT")
+    static let active = OptionSpec("active", help: "Show only active entitlements")
+    static let allowProjection = OptionSpec("allow-projection",
+                                            help: "Let --require gate on a platform's record projected to --at")
+    static let environment = OptionSpec("environment", kind: .choice(EnvironmentFilter.allCases.map(\.rawValue)),
+                                        valueName: "ENV", defaultValue: "any",
+                                        help: "Which purchases count: production, sandbox or any; grants always count")
+}
+
 enum CheckCommand {
     private typealias Options = CommandLineSpec.Options
+
+    static let spec = CommandSpec(
+        .check, abstract: "Show the entitlement status of one or more customers",
+        discussion: "Shows every entitlement each customer holds a source for at the "
+            + "evaluation time, and why it is in its state. A customer without any "
+            + "entitlement is found (exit {exit:success}); an unknown customer is exit {exit:not-found}.",
+        arguments: [.users],
+        options: [Options.require, Options.active, Options.allowProjection, Options.environment, Options.wide],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Every customer found (with {flag:--require}: each one has every required entitlement)"),
+            (.requirementMissing, "{flag:--require}: a customer lacks an active ENTITLEMENT; each one is named on standard error with why"),
+            (.notFound, "A customer not found (the others are still printed), or a {flag:--require} entitlement no product unlocks"),
+        ]),
+        examples: [
+            Example("subs check alice", "Why has alice lost premium?"),
+            Example("subs check alice --require premium -q", "CI gate: exit {exit:success} only if alice has premium"),
+            Example("subs check alice bob --json | jq '.[].activeEntitlements'", "Active entitlements of two customers"),
+        ],
+        paged: true, run: { try run($0, $1) })
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let required = invocation.texts(Options.require).ids
@@ -48,11 +82,9 @@ enum CheckCommand {
         status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        var style = Commands.style(invocation, context)
-        style.now = answer.requestDate
         let result = CheckResult(customers: customers, activeOnly: invocation.flag(Options.active), asArray: asArray,
                                  judgedAt: Commands.judgedAt(invocation, context))
-        context.writeOut(try Output.render(result, style: style))
+        Commands.write(result, invocation, context, now: answer.requestDate)
         return status
     }
 
@@ -60,7 +92,7 @@ enum CheckCommand {
     /// nothing reliable about T (a renewal, a refund, a purchase since then), so a gate must not
     /// pass or fail on it unless asked to. Said before anything is sent.
     private static func refuseGatingOnAProjection(_ required: [ID], source: CustomerSource, _ invocation: Invocation) throws {
-        guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(CommandLineSpec.Options.allowProjection),
+        guard !required.isEmpty, let at = invocation.global.at, !invocation.flag(Options.allowProjection),
               !source.capabilities.contains(.evaluationAtAnyInstant) else { return }
         throw CommandFailure(.usage, "--require will not gate on a projection: provider \(invocation.global.provider.rawValue) answers "
                              + "for now only, so the status at \(ISODate.format(at)) would be its current record projected "

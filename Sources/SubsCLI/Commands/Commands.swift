@@ -1,5 +1,6 @@
-// Dispatch from a parsed invocation to its command, and what commands share: where the data
-// comes from, the users named on the command line or stdin, and failures turned into statuses.
+// What commands share: the USER and ENTITLEMENT arguments and the options of several commands,
+// where the data comes from, the users named on the command line or stdin, how failures are
+// said, and how a result is printed.
 
 import SubsSystem
 import SubsModel
@@ -8,30 +9,23 @@ import SubsRemote
 import SubsSource
 import SubsProviders
 
-public enum Commands {
-    public static func run(_ invocation: Invocation, context: Context) -> ExitCode {
-        do {
-            switch invocation.command {
-            case .check: return try CheckCommand.run(invocation, context)
-            case .history: return try HistoryCommand.run(invocation, context)
-            case .renewCount: return try RenewCountCommand.run(invocation, context)
-            case .find: return try FindCommand.run(invocation, context)
-            case .storeInit: return try StoreCommands.initialize(invocation, context)
-            case .storeValidate: return try StoreCommands.validate(invocation, context)
-            case .grant, .revoke: return try GrantCommand.run(invocation, context)
-            case .complete: return CompleteCommand.run(invocation, context)
-            case .serve: return try ServeCommand.run(invocation, context)
-            case .completion: return CompletionCommand.run(invocation, context: context)
-            case .commands: return try CommandsCommand.run(invocation, context)
-            case .help:
-                // Answered by CLI before commands run.
-                throw CommandFailure(.internalError, "no runner for command '\(invocation.command.rawValue)'")
-            }
-        } catch {
-            return report(error, context)
-        }
-    }
+extension ArgumentSpec {
+    static let users = ArgumentSpec("USER", kind: .customer, arity: .oneOrMore,
+                                    help: "A customer id or alias; '-' reads ids from standard input, "
+                                        + "one per line (blank lines and # comments skipped)")
+    static let entitlement = ArgumentSpec("ENTITLEMENT", kind: .entitlement, help: "An entitlement id")
+}
 
+extension CommandLineSpec.Options {
+    static let wide = OptionSpec("wide", help: "Tables add the id columns (transactions, grants, products)")
+    static let reason = OptionSpec("reason", kind: .nonEmptyText, valueName: "TEXT",
+                                   help: "Why, recorded with the change")
+    static let actor = OptionSpec("actor", kind: .nonEmptyText, valueName: "NAME", environment: "SUBS_ACTOR",
+                                  defaultValue: "$SUBS_ACTOR, then $USER", help: "Who made the change")
+    static let dryRun = OptionSpec("dry-run", help: "Print the result, write nothing")
+}
+
+enum Commands {
     /// One `subs: error:` line on stderr, and the status it stands for.
     static func report(_ error: Error, _ context: Context) -> ExitCode {
         let (code, message) = describe(error)
@@ -39,75 +33,22 @@ public enum Commands {
         return code
     }
 
+    /// The status of `error` (ExitCode(for:)) and the words it is said with.
     static func describe(_ error: Error) -> (ExitCode, String) {
+        guard let code = ExitCode.known(error) else { return (.internalError, "internal error: \(error)") }
         switch error {
-        case let failure as CommandFailure:
-            return (failure.code, failure.message)
-        case let store as StoreError:
-            if case .missing(let path) = store {
-                // A newcomer's first run: say how to point subs at a store, or get one to try.
-                return (.noInput, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
-                            + "'subs store init', or try the demo customers: 'subs store init --demo' "
-                            + "(the same store as examples/store.json)")
-            }
-            return (exitCode(for: store), store.description)
-        case let change as ChangeError:
-            if case .expirationNotInFuture = change { return (.usage, change.description) }
-            return (.notFound, change.description)
-        case let usage as UsageError:
-            return (.usage, usage.message)
+        case let own as ExitStatusError:
+            return (code, own.message)
+        case StoreError.missing(let path):
+            // A newcomer's first run: say how to point subs at a store, or get one to try.
+            return (code, "\(path): no such store; name one with --store PATH or SUBS_STORE, create one with "
+                        + "'subs store init', or try the demo customers: 'subs store init --demo' "
+                        + "(the same store as examples/store.json)")
         case let notOffered as NotOffered:
-            // What the provider or API version cannot do is a usage error, never 69: a script
-            // that retries on 69 ("unreachable, try later") would retry it forever.
-            return (.usage, ProseMarkup.render(notOffered.reason))
-        case let remote as RemoteError:
-            return (exitCode(for: remote), remote.description)
-        case let refusal as SubsAPIError:
-            return (exitCode(for: refusal), refusal.description)
-        case let wrong as WrongBaseURL:
-            return (.configError, wrong.description)
-        case let secret as SecretFileError:
-            return (exitCode(for: secret), secret.message)
-        case let provider as ProviderError:
-            return (exitCode(for: provider.category), provider.description)
+            return (code, ProseMarkup.render(notOffered.reason, flags: CommandLineSpec.subs.flagNames))
         default:
-            return (.internalError, "internal error: \(error)")
-        }
-    }
-
-    static func exitCode(for error: RemoteError) -> ExitCode {
-        switch error {
-        case .unavailable, .timeout, .notCached, .libcurlMissing: return .unavailable
-        case .rateLimited: return .temporaryFailure
-        case .protocolError, .answersTooLarge: return .protocolError
-        case .unauthorized: return .permissionDenied
-        case .notFound: return .notFound
-        case .insecureURL, .invalidURL, .apiKeyEmpty, .apiKeyInvalid, .apiKeyUnreadable, .cache: return .configError
-        }
-    }
-
-    /// A key, token or config file refused (another user's, others may write or read it) or
-    /// not readable for want of permission: 77; missing, a directory: configuration (78).
-    static func exitCode(for error: SecretFileError) -> ExitCode {
-        error.isPermissionProblem ? .permissionDenied : .configError
-    }
-
-    /// A platform's refusal, by its kind: every platform's errors end alike.
-    static func exitCode(for category: ProviderErrorCategory) -> ExitCode {
-        switch category {
-        case .notFound: return .notFound
-        case .refused: return .dataError
-        case .permission: return .permissionDenied
-        }
-    }
-
-    static func exitCode(for error: StoreError) -> ExitCode {
-        switch error {
-        case .missing, .unreadable: return .noInput
-        case .permissionDenied: return .permissionDenied
-        case .syntax, .invalid: return .dataError
-        case .cannotWrite, .alreadyExists: return .cannotWrite
-        case .lockTimeout: return .temporaryFailure
+            // The library's errors say themselves.
+            return (code, String(describing: error))
         }
     }
 
@@ -135,7 +76,7 @@ public enum Commands {
         let message = "\(unanswered.count) of \(total) customers not answered (\(names)): \(first.error.budgetReason); "
             + "the others are answered"
         context.writeErr("subs: error: \(Terminal.message(message))\n")
-        return exitCode(for: first.error)
+        return ExitCode(for: first.error)
     }
 
     /// Notes of an answer, on stderr.
@@ -185,10 +126,31 @@ public enum Commands {
         return arguments.flatMap { $0 == "-" ? fromStdin : [$0] }
     }
 
+    /// How output looks on this run: colour (`--color`, then the terminal, NO_COLOR and TERM),
+    /// the terminal's width, `--wide`.
     static func style(_ invocation: Invocation, _ context: Context) -> OutputStyle {
-        var style = OutputStyle(invocation.global, context: context)
+        let env = context.environment
+        let color: Bool
+        switch invocation.global.color {
+        case .always: color = true
+        case .never: color = false
+        case .auto:
+            color = context.stdoutIsTerminal && EnvironmentSpec.noColor.value(in: env) == nil
+                && EnvironmentSpec.term.value(in: env) != "dumb"
+        }
+        var style = OutputStyle(color: color, terminal: context.stdoutIsTerminal, columns: context.columns,
+                                now: context.clock.now())
         style.wide = invocation.flag(CommandLineSpec.Options.wide)
         return style
+    }
+
+    /// `result` on standard output, in the format asked for; `now`: the instant relative dates
+    /// count from, when the answer says it (else the clock's).
+    static func write(_ result: CommandResult, _ invocation: Invocation, _ context: Context, now: Instant? = nil) {
+        var style = style(invocation, context)
+        if let now { style.now = now }
+        // Written as the result makes it: a large result (a history of a whole listing) a piece at a time.
+        result.write(invocation.global.format, style, to: context.writeOut)
     }
 
     /// `--at`, whenever it is given: tables then say at which instant they judged. Always, not only
@@ -207,15 +169,5 @@ public enum Commands {
             message += " (did you mean \(Terminal.quoted(near, escaping: false))?\(ChangeError.otherSpelling(near, entitlement)))"
         }
         throw CommandFailure(.notFound, message)
-    }
-}
-
-/// A failure a command reports with a given status.
-struct CommandFailure: Error {
-    var code: ExitCode
-    var message: String
-    init(_ code: ExitCode, _ message: String) {
-        self.code = code
-        self.message = message
     }
 }

@@ -5,7 +5,33 @@ import SubsJSON
 import SubsModel
 import SubsSource
 
+extension CommandName {
+    static let find = CommandName("find")
+}
+
+extension CommandLineSpec.Options {
+    static let attribute = OptionSpec("attribute", kind: .text, valueName: "KEY", repeatable: true,
+                                      help: "Also match the value of attribute KEY (exact)")
+}
+
 enum FindCommand {
+    static let spec = CommandSpec(
+        .find, abstract: "Find customers by email, order or transaction id, id or alias",
+        discussion: "Each TERM matches, in this order: a customer id or alias (exact); an email "
+            + "attribute (any case); a transactionId, originalTransactionId or orderId (exact); with "
+            + "--attribute KEY, that attribute's value (exact). Every customer found is listed once, with "
+            + "how it matched and its active entitlements. A term that matches nothing is exit {exit:not-found}.",
+        arguments: [ArgumentSpec("TERM", kind: .customer, arity: .oneOrMore,
+                                 help: "An email, an order or transaction id (Apple MK3Q9Z7X1T, Google GPA.3312-...), "
+                                     + "or a customer id or alias; '-' reads terms from standard input, one per line")],
+        options: [CommandLineSpec.Options.attribute],
+        examples: [
+            Example("subs find alice@example.com", "Who wrote in from this address?"),
+            Example("subs find MN9C3VJ6HW", "The customer behind an App Store order id"),
+            Example("subs find --attribute familyId fam_3921 --json", "By an attribute of your own"),
+        ],
+        paged: true, run: { try run($0, $1) })
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let attributes = invocation.texts(CommandLineSpec.Options.attribute)
         // Whitespace pasted around a term (from a ticket, a spreadsheet cell) is not part of it.
@@ -36,7 +62,7 @@ enum FindCommand {
                 // Customers it found were not read (the remote budget ended first): the term is
                 // then not known to match nothing, and is never "not found". (A term shown with
                 // some of its matches is found; the source's note says what was not read.)
-                failure = CommandFailure(Commands.exitCode(for: unread),
+                failure = CommandFailure(ExitCode(for: unread),
                     "the customers \(term) may match were not read: \(unread.budgetReason); it is not known to match nothing")
             } else if result.matches.isEmpty {
                 failure = CommandFailure(.notFound, "no customer matches \(term)")
@@ -46,9 +72,9 @@ enum FindCommand {
             status = status.combined(with: Commands.report(failure, context))
         }
         guard !invocation.global.quiet else { return status }
-        let result = FindOutput(results: answer.results,
+        let result = FindResults(results: answer.results,
                                 asArray: terms.count > 1 || invocation.positionals.contains("-"))
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        Commands.write(result, invocation, context)
         return status
     }
 
@@ -58,49 +84,5 @@ enum FindCommand {
         while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
         return String(scalars)
-    }
-}
-
-/// What `find` found, in every format: JSON one document per term (an array with several terms
-/// or `-`), JSONL one per line, TSV one row per match and one row per term without a match (its
-/// `error` column says so, as check's does for a customer not found), the table one row per match.
-struct FindOutput: CommandResult {
-    var results: [FindResult]
-    var asArray: Bool
-
-    var json: JSONOutput {
-        let documents = results.map(\.document)
-        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
-    }
-
-    var tsv: TextTable {
-        TextTable(headers: ["term", "customerId", "matchedBy", "email", "activeEntitlements", "error"],
-                  rows: results.flatMap { result -> [[Cell]] in
-                      guard !result.matches.isEmpty else {
-                          // Not read is not "not found": the code check gives a customer left unanswered.
-                          let code = result.unread.map { Missing.unanswered(ID(result.term), $0).code } ?? "customer_not_found"
-                          return [[result.term, "", "", "", "", code].map { Cell($0) }]
-                      }
-                      return result.matches.map { m in
-                          [result.term, m.customerId.string, m.matchedBy.rawValue, m.email ?? "",
-                           m.activeEntitlements.strings.joined(separator: ","), ""].map { Cell($0) }
-                      }
-                  })
-    }
-
-    /// CUSTOMER, EMAIL, MATCHED BY, ACTIVE; with several terms a TERM column first. Terms that
-    /// matched nothing have no row (stderr says so).
-    func table(_ style: OutputStyle) -> String {
-        let several = results.count > 1
-        let rows = results.flatMap { result in
-            result.matches.map { m -> [Cell] in
-                let active = m.activeEntitlements.isEmpty ? Cell("-", .dim) : Cell(m.activeEntitlements.strings.joined(separator: ","), .green)
-                return (several ? [Cell(result.term)] : [])
-                    + [Cell(m.customerId), Cell(m.email ?? "-"), Cell(m.matchedBy.rawValue), active]
-            }
-        }
-        guard !rows.isEmpty else { return "" }
-        return TextTable(headers: (several ? ["term"] : []) + ["customer", "email", "matched by", "active"], rows: rows)
-            .render(style)
     }
 }

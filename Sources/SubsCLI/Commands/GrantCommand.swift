@@ -5,8 +5,57 @@ import SubsJSON
 import SubsModel
 import SubsSource
 
+extension CommandName {
+    static let grant = CommandName("grant")
+    static let revoke = CommandName("revoke")
+}
+
+extension CommandLineSpec.Options {
+    static let duration = OptionSpec("duration", kind: .duration, valueName: "DURATION",
+                                     help: "Grant for DURATION from now (P7D, P3M, P1Y)")
+    static let grantUntil = OptionSpec("until", kind: .date, valueName: "DATE", help: "Grant until DATE")
+    static let lifetime = OptionSpec("lifetime", help: "Grant without an end")
+    static let create = OptionSpec("create", help: "Create customers that do not exist")
+}
+
 enum GrantCommand {
     private typealias Options = CommandLineSpec.Options
+
+    static let grant = CommandSpec(
+        .grant, abstract: "Grant an entitlement manually (promotional)",
+        discussion: "Every argument before the last is a customer; the last is the "
+            + "entitlement. Several customers are written all or nothing.",
+        arguments: [.users, .entitlement],
+        options: [Options.duration, Options.grantUntil, Options.lifetime, Options.reason, Options.actor,
+                  Options.create, Options.dryRun],
+        exactlyOneOf: [["duration", "until", "lifetime"]],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Written (with {flag:--dry-run}: printed, nothing written)"),
+            (.notFound, "A customer not found (without {flag:--create}), or an entitlement no product unlocks; nothing written"),
+            ExitStatusHelp.notOffered([("grant", [.grants]), ("{flag:--lifetime}", [.lifetimeGrants]),
+                                       ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+            (.cannotWrite, "The store cannot be written; it is left unchanged"),
+        ]),
+        examples: [
+            Example("subs grant alice premium --duration P1M --reason goodwill", "A month of premium for alice"),
+            Example("subs grant - early_access --duration P3M < ids.txt", "Grant to every customer listed in ids.txt"),
+        ],
+        paged: true, run: { try run($0, $1) })
+
+    static let revoke = CommandSpec(
+        .revoke, abstract: "Revoke the manual grants of an entitlement",
+        discussion: "Revokes the customer's active manual grants of ENTITLEMENT; "
+            + "purchases are not affected. Nothing to revoke is exit {exit:not-found}.",
+        arguments: [.users, .entitlement],
+        options: [Options.reason, Options.actor, Options.dryRun],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Every customer's manual grants of ENTITLEMENT revoked"),
+            (.notFound, "A customer not found, or no active manual grant to revoke; nothing written"),
+            ExitStatusHelp.notOffered([("revoke", [.grants]), ("{flag:--dry-run}", [.dryRun]), ("several customers", [.batchWrites])]),
+            (.cannotWrite, "The store cannot be written; it is left unchanged"),
+        ]),
+        examples: [Example("subs revoke alice premium --reason 'granted by mistake'", "Take back alice's manual premium")],
+        paged: true, run: { try run($0, $1) })
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let isGrant = invocation.command == .grant
@@ -51,7 +100,7 @@ enum GrantCommand {
         let outcomes = answer.customers.map { changed in
             let record = changed.change.record
             let asked = ([record.id] + record.aliases).compactMap { firstAsked[$0] }.min { $0.position < $1.position }
-            return Outcome(customer: changed.change, status: changed.status, requestedId: asked?.user ?? record.id)
+            return GrantResult.Outcome(customer: changed.change, status: changed.status, requestedId: asked?.user ?? record.id)
         }
         if !isGrant {
             for outcome in outcomes where outcome.status?.isActive == true && outcome.status?.sourceKind != .grant {
@@ -60,11 +109,10 @@ enum GrantCommand {
             }
         }
         guard !invocation.global.quiet else { return .success }
-        let style = Commands.style(invocation, context)
         let asArray = users.count > 1 || invocation.positionals.contains("-")
-        let output = ChangeOutput(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
-                                  isGrant: isGrant, asArray: asArray)
-        context.writeOut(try Output.render(output, style: style))
+        let result = GrantResult(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
+                                 isGrant: isGrant, asArray: asArray)
+        Commands.write(result, invocation, context)
         return .success
     }
 
@@ -84,13 +132,6 @@ enum GrantCommand {
         return CommandFailure(.notFound, message)
     }
 
-    struct Outcome {
-        var customer: ChangedCustomer
-        var status: EntitlementInfo?
-        /// The first USER, as given, that named this customer (its id or an alias).
-        var requestedId: ID
-    }
-
 
     /// Exactly one of --duration, --until, --lifetime (the parser checks the "exactly one" and
     /// the values; only now + duration is left to compute).
@@ -104,61 +145,5 @@ enum GrantCommand {
             return end
         }
         return invocation.instant(Options.grantUntil)
-    }
-}
-
-/// What `grant`/`revoke` wrote, and the entitlement's status after it, in every format.
-struct ChangeOutput: CommandResult {
-    var outcomes: [GrantCommand.Outcome]
-    var entitlement: ID
-    var at: Instant
-    var dryRun: Bool
-    var isGrant: Bool
-    var asArray: Bool
-
-    var json: JSONOutput {
-        let documents = outcomes.map { o -> JSONValue in
-            .object(JSONObject([
-                ("customerId", .string(o.customer.record.id.string)),
-                ("requestedId", .string(o.requestedId.string)),
-                ("requestDate", Documents.date(at)),
-                ("dryRun", .bool(dryRun)),
-                ("grants", .array(o.customer.grants.map(Documents.grant))),
-                ("entitlement", o.status.map(Documents.entitlement) ?? .null),
-            ]))
-        }
-        return asArray ? .array(documents) : documents.first.map { .document($0) } ?? .array([])
-    }
-
-    /// customerId, requestedId, the command's columns, error: the shape of every command's TSV. A
-    /// write is all or nothing, so a written row's error is empty (a failed write prints nothing).
-    var tsv: TextTable {
-        let rows = outcomes.flatMap { o in
-            o.customer.grants.map { g in
-                [o.customer.record.id.string, o.requestedId.string, g.entitlement.string, g.id.string,
-                 g.expirationDate.map(ISODate.format) ?? "", String(dryRun), o.status?.state.rawValue ?? "",
-                 String(o.status?.isActive ?? false), ""].map { Cell($0) }
-            }
-        }
-        return TextTable(headers: ["customerId", "requestedId", "entitlement", "grantId", "expirationDate", "dryRun", "state",
-                                   "isActive", "error"],
-                         rows: rows)
-    }
-
-    func table(_ style: OutputStyle) -> String {
-        outcomes.map { o in
-            let id = Terminal.escape(o.customer.record.id)
-            let e = Terminal.escape(entitlement)
-            let verb = isGrant ? (dryRun ? "would grant" : "granted") : (dryRun ? "would revoke" : "revoked")
-            let created = o.customer.created ? " (new customer)" : ""
-            let lines = o.customer.grants.map { g -> String in
-                let until = isGrant ? (g.expirationDate.map { " until \(style.date($0))" } ?? " for life") : ""
-                return "\(id)\(created): \(verb) \(e)\(until) (\(Terminal.escape(g.id)))"
-            }
-            // A dry run changed nothing: it says what the write would leave, never "is now".
-            let state = o.status.map { "\(id): \(e) \(dryRun ? "would be" : "is now") \($0.state.rawValue)\($0.isActive ? "" : " (inactive)")" }
-                ?? "\(id): \(dryRun ? "no source of \(e) would be left" : "no source of \(e) left")"
-            return (lines + [state]).joined(separator: "\n") + "\n"
-        }.joined()
     }
 }

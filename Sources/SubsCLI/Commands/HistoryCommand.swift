@@ -5,8 +5,38 @@ import SubsModel
 import SubsRemote
 import SubsSource
 
+extension CommandName {
+    static let history = CommandName("history")
+}
+
+extension CommandLineSpec.Options {
+    static let entitlement = OptionSpec("entitlement", kind: .entitlement, valueName: "ID",
+                                        help: "Only entries concerning entitlement ID")
+    static let since = OptionSpec("since", kind: .date, valueName: "DATE", help: "Only entries from DATE on")
+    static let historyUntil = OptionSpec("until", kind: .date, valueName: "DATE", defaultValue: "--at, else now",
+                                         help: "Only entries up to DATE")
+    static let limit = OptionSpec("limit", kind: .count, valueName: "N", help: "Keep the N most recent entries")
+}
+
 enum HistoryCommand {
     private typealias Options = CommandLineSpec.Options
+
+    static let spec = CommandSpec(
+        .history, abstract: "Show everything that happened to customers, in time order",
+        discussion: "With several USERs, one timeline per customer (JSON: an array with one element per USER "
+            + "asked, in order); an unknown customer is exit status {exit:not-found} and does not stop the others.",
+        arguments: [.users],
+        options: [Options.entitlement, Options.since, Options.historyUntil, Options.limit, Options.wide],
+        exitStatuses: CommandExitStatuses([
+            (.success, "The history printed, even when empty"),
+            (.notFound, "A customer not found, or an {flag:--entitlement} no product unlocks"),
+            ExitStatusHelp.notOffered([("history", [.history])]),
+        ]),
+        examples: [
+            Example("subs history erin", "Why erin lost access: the timeline, with when access ended"),
+            Example("subs history alice --since 2026-01-01 --format jsonl", "This year's events, one JSON object per line"),
+        ],
+        paged: true, run: { try run($0, $1) })
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         // An empty window is a mistake in the command, not a customer without history.
@@ -75,7 +105,7 @@ enum HistoryCommand {
         let result = HistoryResult(histories: histories, asArray: users.count > 1 || invocation.positionals.contains("-"),
                                    judgedAt: Commands.judgedAt(invocation, context))
         // Written entry by entry: a history of a whole listing is never held as one document.
-        try result.write(Commands.style(invocation, context), to: context.writeOut)
+        Commands.write(result, invocation, context)
         return status
     }
 }

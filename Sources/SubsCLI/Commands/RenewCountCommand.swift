@@ -5,7 +5,25 @@ import SubsJSON
 import SubsModel
 import SubsRemote
 
+extension CommandName {
+    static let renewCount = CommandName("renew-count")
+}
+
 enum RenewCountCommand {
+    static let spec = CommandSpec(
+        .renewCount, abstract: "Show how many times subscriptions renewed",
+        discussion: "With ENTITLEMENT, the table format prints the bare number.",
+        arguments: [ArgumentSpec("USER", kind: .customer, help: "A customer id or alias; '-' reads ids from standard input"),
+                    ArgumentSpec("ENTITLEMENT", kind: .entitlement, arity: .optional, help: "Only this entitlement")],
+        exitStatuses: CommandExitStatuses([
+            (.success, "The counts printed"),
+            (.notFound, "A customer not found, an ENTITLEMENT no product unlocks, or one the customer never had"),
+            ExitStatusHelp.notOffered([("renew-count", [.renewCount])]),
+        ]),
+        examples: [Example("n=$(subs renew-count alice premium)", "Renewals of alice's premium"),
+                   Example("subs renew-count - premium < ids.txt", "Renewals of premium for every id in ids.txt")],
+        paged: true, run: { try run($0, $1) })
+
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         guard let user = invocation.positionals.first else {
             throw UsageError("renew-count: missing USER", command: .renewCount)
@@ -59,83 +77,7 @@ enum RenewCountCommand {
         status = status.combined(with: Commands.reportUnanswered(unanswered, of: users.count, context))
         guard !invocation.global.quiet else { return status }
         let result = RenewCountResult(counts: counts, entitlement: wanted, asArray: user == "-")
-        context.writeOut(try Output.render(result, style: Commands.style(invocation, context)))
+        Commands.write(result, invocation, context)
         return status
-    }
-}
-
-struct RenewCounts {
-    var customerId: ID
-    var requestedId: ID
-    var requestDate: Instant
-    /// nil when the counts come from the whole history.
-    var incompleteReason: String?
-    var entitlements: [EntitlementInfo]
-    /// Without ENTITLEMENT: the customer's renewals across all chains (nil: a count is unknown).
-    var acrossChains: Int?
-}
-
-/// Renewal counts, in every format: one USER with ENTITLEMENT prints the bare number as its
-/// table (`n=$(subs renew-count alice premium)`); several (`-`) a table with the customer.
-struct RenewCountResult: CommandResult {
-    var counts: [Asked<RenewCounts>]
-    var entitlement: ID?
-    var asArray: Bool
-
-    var json: JSONOutput {
-        let documents = counts.map { asked -> JSONValue in
-            switch asked {
-            case .missing(let m): return Documents.missing(m)
-            case .found(let c):
-                // One shape (SPEC section 4, rev. 4): renewsCount is a number or null; the counts per
-                // entitlement are under byEntitlement, with ENTITLEMENT or without.
-                let byEntitlement = c.entitlements.map { ($0.id, $0.renewsCount) }
-                if let entitlement, let e = c.entitlements.first {
-                    return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
-                                                requestDate: c.requestDate, incompleteReason: c.incompleteReason,
-                                                entitlement: entitlement, count: e.renewsCount, byEntitlement: byEntitlement)
-                }
-                return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
-                                            incompleteReason: c.incompleteReason, entitlement: nil, count: c.acrossChains,
-                                            byEntitlement: byEntitlement)
-            }
-        }
-        if asArray { return .array(documents) }
-        guard case .found? = counts.first, let document = documents.first else { return .nothing }
-        return .document(document)
-    }
-
-    var tsv: TextTable {
-        TextTable(headers: ["customerId", "requestedId", "entitlement", "renewsCount", "error"],
-                  rows: counts.flatMap { asked -> [[Cell]] in
-                      switch asked {
-                      // A customer who never had the entitlement asked for: its row names it, as the
-                      // error is about it; a customer not found has no entitlements at all.
-                      case .missing(let m):
-                          let asked = m.customerId == nil ? "" : entitlement?.string ?? ""
-                          return [[m.customerId?.string ?? "", m.requestedId.string, asked, "", m.code].map { Cell($0) }]
-                      case .found(let c):
-                          if c.entitlements.isEmpty { return [[c.customerId.string, c.requestedId.string, "", "", ""].map { Cell($0) }] }
-                          return c.entitlements.map { [c.customerId.string, c.requestedId.string, $0.id.string, Self.count($0), ""].map { Cell($0) } }
-                      }
-                  })
-    }
-
-    func table(_ style: OutputStyle) -> String {
-        let found = counts.compactMap(\.found)
-        if asArray {
-            let rows = found.flatMap { c in c.entitlements.map { [Cell(c.customerId), Cell($0.id), Cell(Self.count($0))] } }
-            return rows.isEmpty ? "" : TextTable(headers: ["customer", "entitlement", "renews"], rows: rows).render(style)
-        }
-        guard let c = found.first else { return "" }
-        // The bare number, for `n=$(subs renew-count alice premium)`.
-        if entitlement != nil, let e = c.entitlements.first { return Self.count(e) + "\n" }
-        if c.entitlements.isEmpty { return style.sentence("\(c.customerId): no entitlements") }
-        return TextTable(headers: ["entitlement", "renews"],
-                         rows: c.entitlements.map { [Cell($0.id), Cell(Self.count($0))] }).render(style)
-    }
-
-    static func count(_ e: EntitlementInfo) -> String {
-        e.renewsCount.map(String.init) ?? "-"
     }
 }

@@ -10,8 +10,35 @@ import SubsHTTP
 import SubsStore
 import SubsServer
 
+extension CommandName {
+    static let serve = CommandName("serve")
+}
+
+extension CommandLineSpec.Options {
+    static let listen = OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
+                                   defaultValue: "127.0.0.1:8787", help: "Address to listen on")
+    static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
+                                      help: "File holding the bearer token clients must send")
+}
+
 enum ServeCommand {
     private typealias Options = CommandLineSpec.Options
+
+    static let spec = CommandSpec(
+        .serve, abstract: "Serve the local store over the subs REST API",
+        discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
+            + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
+            + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
+            + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "
+            + "on stderr; SIGINT or SIGTERM stop it after the requests in flight.",
+        options: [Options.listen, Options.tokenFile],
+        exitStatuses: CommandExitStatuses([
+            (.success, "Stopped by SIGINT or SIGTERM after the requests in flight"),
+            (.usage, "A non-loopback {flag:--listen} without a token, or a bad option"),
+            (.unavailable, "The address cannot be listened on"),
+        ]),
+        examples: [Example("subs serve --listen 127.0.0.1:8787 --token-file token.txt", "Serve the store to subs --remote clients")],
+        run: { try run($0, $1) })
 
     /// What serve's writes wait for the store lock unless SUBS_LOCK_TIMEOUT says: half the
     /// client's default --timeout (10 s).

@@ -1,5 +1,5 @@
-// What the three completion scripts complete, read off CommandLineSpec once, so that bash, zsh
-// and fish offer the same commands, options and values.
+// What the three completion scripts complete, read off a command line (CommandLineSpec) once, so
+// that bash, zsh and fish offer the same commands, options and values.
 
 import SubsModel
 
@@ -41,41 +41,52 @@ struct PositionRule {
     var action: CompletionAction
 }
 
-enum CompletionModel {
+struct CompletionModel {
+    let commandLine: CommandLineSpec
+
+    init(_ commandLine: CommandLineSpec) {
+        self.commandLine = commandLine
+    }
+
+    /// Text with its markup ({flag:--remote}, {exit:usage}) rendered.
+    func prose(_ text: String) -> String {
+        ProseMarkup.render(text, flags: commandLine.flagNames)
+    }
+
     /// A word typed as the first positional: a command or a group (`store`), with its abstract.
-    static var topWords: [(word: String, abstract: String)] {
+    var topWords: [(word: String, abstract: String)] {
         var out: [(String, String)] = []
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in commandLine.visibleCommands {
             if spec.words.count == 1 {
-                out.append((spec.name.rawValue, ProseMarkup.render(spec.abstract)))
-            } else if let group = CommandLineSpec.groups.first(where: { $0.name == spec.words[0] }),
+                out.append((spec.name.rawValue, prose(spec.abstract)))
+            } else if let group = commandLine.groups.first(where: { $0.name == spec.words[0] }),
                       !out.contains(where: { $0.0 == group.name }) {
-                out.append((group.name, ProseMarkup.render(group.abstract)))
+                out.append((group.name, prose(group.abstract)))
             }
         }
         return out
     }
 
     /// Subcommand words of each group (`store` → init, validate), with abstracts.
-    static func subcommands(of group: CommandGroup) -> [(word: String, abstract: String)] {
-        group.commands.map(CommandLineSpec.command).map { ($0.words.last ?? "", ProseMarkup.render($0.abstract)) }
+    func subcommands(of group: CommandGroup) -> [(word: String, abstract: String)] {
+        group.commands.map(commandLine.command).map { ($0.words.last ?? "", prose($0.abstract)) }
     }
 
-    static var globalOptions: [OptionSpec] { CommandLineSpec.globalOptions.filter { !$0.hidden } }
+    var globalOptions: [OptionSpec] { commandLine.globalOptions.filter { !$0.hidden } }
 
     static func commandOptions(_ spec: CommandSpec) -> [OptionSpec] { spec.options.filter { !$0.hidden } }
 
     /// Every option that takes a value, once by long name (for skipping values while scanning).
-    static var valueOptions: [OptionSpec] {
+    var valueOptions: [OptionSpec] {
         var seen: Set<String> = []
-        return (globalOptions + CommandLineSpec.visibleCommands.flatMap(commandOptions)).filter {
+        return (globalOptions + commandLine.visibleCommands.flatMap(Self.commandOptions)).filter {
             !$0.isFlag && seen.insert($0.long).inserted
         }
     }
 
     /// Value options grouped by how their value completes, in table order, one option name once.
     /// Options of the same long name share a kind across commands (`--until` is a DATE everywhere).
-    static var valueActions: [(action: CompletionAction, options: [String])] {
+    var valueActions: [(action: CompletionAction, options: [String])] {
         var groups: [(CompletionAction, [String])] = []
         for option in valueOptions {
             let action = CompletionAction(option.kind!)
@@ -129,15 +140,15 @@ enum CompletionModel {
     /// The `case` arms (bash and zsh alike) that complete each command's arguments by position:
     /// `indent` before each pattern and `indent` + `step` before the lines under it; `test`
     /// wraps the arithmetic test in the shell's brackets.
-    static func positionArms(indent: String, step: String, test: (String) -> String,
-                             code: (CompletionAction) -> String) -> String {
+    func positionArms(indent: String, step: String, test: (String) -> String,
+                      code: (CompletionAction) -> String) -> String {
         var s = ""
-        for spec in CommandLineSpec.visibleCommands {
-            let rules = positionRules(spec)
+        for spec in commandLine.visibleCommands {
+            let rules = Self.positionRules(spec)
             if rules.isEmpty { continue }
-            s += "\(indent)\(casePattern(spec)))\n"
+            s += "\(indent)\(Self.casePattern(spec)))\n"
             for rule in rules {
-                s += "\(indent)\(step)if \(test(positionTest(rule))); then \(code(rule.action)); fi\n"
+                s += "\(indent)\(step)if \(test(Self.positionTest(rule))); then \(code(rule.action)); fi\n"
             }
             s += "\(indent)\(step);;\n"
         }
@@ -149,13 +160,4 @@ enum CompletionModel {
         guard let through = rule.through else { return "npos >= \(rule.from)" }
         return through == rule.from ? "npos == \(through)" : "npos >= \(rule.from) && npos <= \(through)"
     }
-}
-
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for c in self { if c == target { out += replacement } else { out.append(c) } }
-        return out
-    }
-
 }

@@ -43,7 +43,7 @@ enum GeneratedDocs {
     static var readmeExitStatuses: String {
         var lines = ["| code | meaning |", "|---|---|"]
         for row in ExitCode.meanings {
-            lines.append("| \(row.code.rawValue) | " + markdownCell(HelpRenderer.sentence(row.summary)) + " |")
+            lines.append("| \(row.code.rawValue) | " + markdownCell(HelpLayout.sentence(row.summary)) + " |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -58,7 +58,7 @@ enum GeneratedDocs {
     }
 
     static func markdownCell(_ prose: String) -> String {
-        ProseMarkup.render(prose, for: .markdown).replacingAll("|", with: "\\|")
+        ProseMarkup.render(prose, for: .markdown, flags: CommandLineSpec.subs.flagNames).replacingAll("|", with: "\\|")
     }
 
     static let linkPattern = "][exit:"

@@ -1,7 +1,8 @@
 // The provider × capability matrix, made from what each provider's sources say of themselves
 // (ProviderDescriptor.offers: capabilities, whyNotOffered, searchableKinds): the README's table,
-// the man page's PROVIDERS list, docs/providers.md's capability lines, the exit status 64 texts of
-// `subs help` and `commands --json` all read it, so none can say what the code does not.
+// the man page's PROVIDERS list, docs/providers.md's capability lines and `commands --json` all
+// read it, so none can say what the code does not. What an API refuses is phrased by
+// RefusedOperations, which the exit status 64 texts read too.
 
 import SubsModel
 import SubsSource
@@ -9,31 +10,7 @@ import SubsProviders
 
 enum ProviderMatrix {
     /// Every API of every registered provider, in `--provider` order.
-    static let offers: [APIOffer] = ProviderDescriptor.registered.flatMap(\.offers)
-
-    /// How prose names an operation (with markup).
-    static func phrase(_ operation: SourceOperation) -> String {
-        switch operation {
-        case .history: return "history"
-        case .renewCount: return "renew-count"
-        case .grants: return "grant and revoke"
-        case .lifetimeGrants: return "grant {flag:--lifetime}"
-        case .dryRun: return "{flag:--dry-run}"
-        case .batchWrites: return "a grant or revoke of several customers"
-        }
-    }
-
-    /// The titles of the APIs that refuse `operation` ("RevenueCat API v2 and IAPHUB").
-    static func refusing(_ operation: SourceOperation) -> [String] {
-        offers.filter { $0.refusals.contains { $0.operation == operation } }.map(\.api.title)
-    }
-
-    /// For the exit status table: each API and what it refuses.
-    static var notOfferedSummary: String {
-        offers.filter { !$0.refusals.isEmpty }.map { offer in
-            offer.api.title + ": " + offer.refusals.map { phrase($0.operation) }.joined(separator: ", ")
-        }.joined(separator: "; ")
-    }
+    static let offers = RefusedOperations.offers
 
     /// "id", "every kind", or the kinds it can search.
     static func findBy(_ kinds: SearchKinds) -> String {
@@ -43,7 +20,7 @@ enum ProviderMatrix {
         if kinds.contains(.emails) { out.append("email") }
         if kinds.contains(.transactions) { out.append("transaction or order id") }
         if kinds.contains(.attributes) { out.append("{flag:--attribute}") }
-        return out.isEmpty ? "nothing" : listed(out)
+        return out.isEmpty ? "nothing" : RefusedOperations.listed(out)
     }
 
     /// "yes", "no", or "yes: one customer a write, no --dry-run".
@@ -88,7 +65,7 @@ enum ProviderMatrix {
         rows.append("Every provider answers check. What an API does not offer is exit status {exit:not-offered} with a "
                     + "sentence naming what does ([docs/providers.md](docs/providers.md#what-each-api-offers) quotes them); "
                     + "retrying cannot help.")
-        return rows.map { ProseMarkup.render($0, for: .markdown) }.joined(separator: "\n") + "\n"
+        return rows.map { ProseMarkup.render($0, for: .markdown, flags: CommandLineSpec.subs.flagNames) }.joined(separator: "\n") + "\n"
     }
 
     /// What one API offers, in a sentence (with markup).
@@ -96,7 +73,7 @@ enum ProviderMatrix {
         var parts = ["check"]
         if offer.capabilities.contains(.history) { parts.append("history") }
         if offer.capabilities.contains(.renewalCounts) { parts.append("renew-count") }
-        var text = "Offers " + listed(parts) + "; find by " + findBy(offer.searchableKinds)
+        var text = "Offers " + RefusedOperations.listed(parts) + "; find by " + findBy(offer.searchableKinds)
         let grant = grants(offer)
         if grant != "no" { text += "; grant and revoke" + (grant == "yes" ? "" : " (" + grant.dropFirst(5) + ")") }
         text += "; {flag:--at} " + at(offer) + "."
@@ -109,10 +86,10 @@ enum ProviderMatrix {
         offers.map { offer in
             var lines = ["- **\(offer.api.title)** (\(offer.api.selectedWith)). " + offered(offer)]
             for refusal in offer.refusals {
-                lines.append("  - " + phrase(refusal.operation) + ": exit status {exit:not-offered}, \u{201C}"
+                lines.append("  - " + RefusedOperations.phrase(refusal.operation) + ": exit status {exit:not-offered}, \u{201C}"
                              + refusal.why + "\u{201D}")
             }
-            return lines.map { ProseMarkup.render($0, for: .markdown) }.joined(separator: "\n")
+            return lines.map { ProseMarkup.render($0, for: .markdown, flags: CommandLineSpec.subs.flagNames) }.joined(separator: "\n")
         }.joined(separator: "\n") + "\n"
     }
 
@@ -122,16 +99,10 @@ enum ProviderMatrix {
             var body = "Selected with " + offer.api.selectedWith + ". " + offered(offer)
             if !offer.refusals.isEmpty {
                 body += " Not offered, exit status {exit:not-offered}: " + offer.refusals.map { refusal in
-                    phrase(refusal.operation) + " (" + refusal.why + ")"
+                    RefusedOperations.phrase(refusal.operation) + " (" + refusal.why + ")"
                 }.joined(separator: "; ") + "."
             }
             return (offer.api.title, body)
         }
     }
-
-    static func listed(_ items: [String]) -> String {
-        guard items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
-    }
-
 }

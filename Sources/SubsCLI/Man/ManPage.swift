@@ -12,7 +12,7 @@ public enum ManPage {
             .Os
             .Sh NAME
             .Nm subs
-            .Nd \(CommandLineSpec.abstract.lowercasedFirst)
+            .Nd \(CommandLineSpec.subs.abstract.lowercasedFirst)
             .Sh SYNOPSIS
             .Nm
             .Op Ar options
@@ -20,7 +20,7 @@ public enum ManPage {
             .Op Ar args
 
             """
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             m += ".Nm\n.Cm \(spec.name.rawValue)\n.Op Ar options\n"
             for group in spec.exactlyOneOf {
                 let choices = group.compactMap(spec.option(named:)).map { "Fl -\($0.long)" + ($0.isFlag ? "" : " Ar \($0.valueName)") }
@@ -39,7 +39,7 @@ public enum ManPage {
         m += tagList(ProviderMatrix.manItems)
 
         m += ".Sh COMMANDS\n.Bl -tag -width Ds\n"
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             m += ".It Cm \(spec.name.rawValue)" + spec.arguments.map { " " + argumentMacro($0) }.joined() + "\n"
             m += text(sentence(spec.abstract))
             if let discussion = spec.discussion { m += text(discussion) }
@@ -56,8 +56,8 @@ public enum ManPage {
 
         m += ".Sh OPTIONS\n.Ss Global options\n"
         m += text("These options are valid before and after any command name.")
-        m += optionList(CommandLineSpec.globalOptions)
-        for spec in CommandLineSpec.visibleCommands where !spec.options.isEmpty {
+        m += optionList(CommandLineSpec.subs.globalOptions)
+        for spec in CommandLineSpec.subs.visibleCommands where !spec.options.isEmpty {
             m += ".Ss Options of \(spec.name.rawValue)\n"
             for group in spec.exactlyOneOf {
                 m += text("Exactly one of " + group.map { "--" + $0 }.joined(separator: ", ") + " is required.")
@@ -74,7 +74,7 @@ public enum ManPage {
         m += ".Pp\n" + text("The documents of --format json hold these keys:")
         m += tagList(ManProse.documents.map { ("Cm " + $0.0.replacingAll(",", with: " ,"), $0.1) })
 
-        m += ".Sh ENVIRONMENT\n" + tagList(EnvironmentSpec.documented.map { ("Ev " + $0.name, $0.help) })
+        m += ".Sh ENVIRONMENT\n" + tagList(EnvironmentSpec.documented(in: .subs).map { ("Ev " + $0.name, $0.help) })
         m += ".Sh FILES\n" + tagList(ManProse.files.map { ("Pa " + $0.0, $0.1) })
         m += ".Sh EXIT STATUS\n" + text(ManProse.exitIntro)
         m += tagList(ExitCode.meanings.map { ("\($0.code.rawValue)", $0.meaning) })
@@ -121,7 +121,7 @@ public enum ManPage {
     /// Text lines: each sentence starts a line (mdoc's rule); long ones continue on further
     /// lines of at most 80 bytes, as mandoc's lint asks.
     static func text(_ prose: String) -> String {
-        sentences(ProseMarkup.render(prose)).flatMap { wrapped($0, width: 80) }.map { escapeLine($0) + "\n" }.joined()
+        sentences(ProseMarkup.render(prose, flags: CommandLineSpec.subs.flagNames)).flatMap { wrapped($0, width: 80) }.map { escapeLine($0) + "\n" }.joined()
     }
 
     static func wrapped(_ sentence: String, width: Int) -> [String] {
@@ -175,7 +175,7 @@ public enum ManPage {
         return out
     }
 
-    static func sentence(_ text: String) -> String { HelpRenderer.sentence(text) }
+    static func sentence(_ text: String) -> String { HelpLayout.sentence(text) }
 }
 
 extension String {

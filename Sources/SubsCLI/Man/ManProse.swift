@@ -188,11 +188,11 @@ enum ManProse {
 
     static let output = [
         """
-        Every result is one value, rendered as a table (the default), tsv, json or jsonl; table and \
-        JSON never disagree. \
+        Every result is one value, rendered as a table (the default), tsv, csv (RFC 4180, \
+        values unescaped when piped), json or jsonl; table and JSON never disagree. \
         Tables show dates as 2026-03-01 12:00Z, with a relative hint and colour only on a terminal, \
         and escape every control character coming from the data as \\x1b, bidirectional and invisible \
-        format characters (such as U+202E) as \\u202e, and a backslash as \\\\, in tables, tsv and \
+        format characters (such as U+202E) as \\u202e, and a backslash as \\\\, in tables, tsv, csv on a terminal and \
         messages alike. \
         A value quoted in an error message is cut to 80 characters. \
         Relative hints count from the instant judged (--at, else now), and a table judged at --at opens \

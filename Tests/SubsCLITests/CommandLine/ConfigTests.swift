@@ -177,7 +177,7 @@ final class ConfigTests: XCTestCase {
 
     func testBadValuesAndLinesNamePathAndLine() throws {
         let cases: [(String, String)] = [
-            ("format = xml", "1: format: 'xml' is not one of table, json, jsonl, tsv"),
+            ("format = xml", "1: format: 'xml' is not one of table, json, jsonl, tsv, csv"),
             ("\ncolor = blue", "2: color: 'blue' is not one of auto, always, never"),
             ("provider = stripe", "1: provider: 'stripe' is not one of subs, revenuecat, qonversion, iaphub"),
             ("timeout = 0", "1: timeout: '0' is not a positive number of seconds"),
@@ -221,7 +221,7 @@ final class ConfigTests: XCTestCase {
 
     func testBadEnvironmentValueNamesTheVariable() {
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_FORMAT": "xml"]),
-                       "SUBS_FORMAT: 'xml' is not one of table, json, jsonl, tsv")
+                       "SUBS_FORMAT: 'xml' is not one of table, json, jsonl, tsv, csv")
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_TIMEOUT": "soon"]),
                        "SUBS_TIMEOUT: 'soon' is not a positive number of seconds")
         XCTAssertEqual(configError(["check", "a"], environment: ["SUBS_PROVIDER": "stripe"]),

@@ -27,7 +27,7 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testEveryOptionKindGivesTheShapeItsAccessorReads() throws {
-        let all = CommandLineSpec.globalOptions + CommandLineSpec.commands.flatMap(\.options)
+        let all = CommandLineSpec.subs.globalOptions + CommandLineSpec.subs.commands.flatMap(\.options)
         for option in all where !option.isFlag {
             let value = try ValueCheck.value(sample(option), kind: option.kind!, now: parserNow)
             XCTAssertEqual(OptionValue.Shape(value), OptionValue.Shape(option.kind), "--\(option.long)")
@@ -56,7 +56,7 @@ final class OptionTableTests: XCTestCase {
     func testConfigKeysAreTheEntriesThatSayConfigAndTakeAValue() throws {
         XCTAssertEqual(ConfigFile.keys, ["store", "remote", "provider", "api-key-file", "format", "color", "pager", "timeout",
                                          "cache-max", "iaphub-platform"])
-        for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.globalOption(named: key)?.kind, key) }
+        for key in ConfigFile.keys { XCTAssertNotNil(CommandLineSpec.subs.globalOption(named: key)?.kind, key) }
         // The reference (docs/reference.md, linked from the README) lists the same keys, in the same order.
         let readme = try String(contentsOfFile: Repo.path("docs/reference.md"), encoding: .utf8)
         let start = try XCTUnwrap(readme.range(of: "(keys: "))
@@ -66,7 +66,7 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testTheProviderIsTypedAndItsChoicesAreTheEnum() throws {
-        XCTAssertEqual(CommandLineSpec.globalOption(named: "provider")?.kind?.choices, Provider.allCases.map(\.rawValue))
+        XCTAssertEqual(CommandLineSpec.subs.globalOption(named: "provider")?.kind?.choices, Provider.allCases.map(\.rawValue))
         for provider in Provider.allCases {
             XCTAssertEqual(try invocation(["--provider", provider.rawValue, "check", "a"]).global.provider, provider)
         }
@@ -95,17 +95,17 @@ final class OptionTableTests: XCTestCase {
     func testEveryProviderSettingIsDeclaredFromItsDescriptorAndReachesItsSource() throws {
         let settings = ProviderDescriptor.registered.flatMap(\.settings)
         XCTAssertFalse(settings.isEmpty)
-        let documented = Set(EnvironmentSpec.documented.map(\.name))
+        let documented = Set(EnvironmentSpec.documented(in: .subs).map(\.name))
         for setting in settings {
             XCTAssertTrue(documented.contains(setting.environment), setting.environment)
             let value = setting.choices?.last { $0 != setting.defaultValue } ?? "staging"
             let fromEnvironment = try invocation(["check", "a"], environment: [setting.environment: value]).global
             XCTAssertEqual(fromEnvironment.providerSettings[setting.key], value, setting.environment)
             guard let long = setting.option else {
-                XCTAssertNil(CommandLineSpec.globalOption(named: setting.key), "\(setting.key) is a variable only")
+                XCTAssertNil(CommandLineSpec.subs.globalOption(named: setting.key), "\(setting.key) is a variable only")
                 continue
             }
-            let option = try XCTUnwrap(CommandLineSpec.globalOption(named: long))
+            let option = try XCTUnwrap(CommandLineSpec.subs.globalOption(named: long))
             XCTAssertEqual(option.environment, setting.environment)
             XCTAssertEqual(option.defaultValue, setting.defaultValue)
             XCTAssertTrue(ConfigFile.keys.contains(long))
@@ -148,7 +148,7 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testEveryVariableIsDeclaredOnceAndDocumentedInTheManPageAndTheReference() throws {
-        let names = EnvironmentSpec.documented.map(\.name)
+        let names = EnvironmentSpec.documented(in: .subs).map(\.name)
         XCTAssertEqual(names.count, Set(names).count, "a variable declared twice: \(names)")
         for name in ["SUBS_STORE", "SUBS_REMOTE", "SUBS_PROVIDER", "SUBS_API_KEY_FILE", "SUBS_API_KEY", "SUBS_FORMAT",
                      "SUBS_TIMEOUT", "SUBS_IAPHUB_PLATFORM", "SUBS_IAPHUB_ENVIRONMENT", "SUBS_CONFIG", "SUBS_NOW",
@@ -188,10 +188,10 @@ final class OptionTableTests: XCTestCase {
     }
 
     func testExitStatusesOfHelpAndManPageComeFromOneTable() {
-        let help = HelpRenderer.help(for: nil, columns: 400)
+        let help = HelpRenderer(.subs).help(for: nil, columns: 400)
         // Every status, 70 and 141 included: one table, one truth.
         for row in ExitCode.meanings {
-            let summary = HelpRenderer.sentence(ProseMarkup.render(row.summary))
+            let summary = HelpLayout.sentence(ProseMarkup.render(row.summary, flags: CommandLineSpec.subs.flagNames))
             XCTAssertTrue(help.contains("\n  \(row.code.rawValue)" + String(repeating: " ", count: 8 - "\(row.code.rawValue)".count)
                                         + summary + "\n"), "help lacks \(row.code.rawValue) \(summary)")
         }

@@ -10,7 +10,7 @@ let parserNow = Instant(seconds: 1_795_341_600)
 
 /// Parses with no environment (so no config file is looked for) unless one is given.
 func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> ParseOutcome {
-    try CommandLineParser.parse(arguments: arguments, environment: environment, now: parserNow)
+    try CommandLineParser.parse(arguments: arguments, of: .subs, environment: environment, now: parserNow)
 }
 
 func invocation(_ arguments: [String], environment: [String: String] = [:],
@@ -231,7 +231,7 @@ final class ParserTests: XCTestCase {
 
     func testChoiceValues() throws {
         let format = usageError(["check", "a", "--format", "xml"])
-        XCTAssertEqual(format?.message, "option '--format': 'xml' is not one of table, json, jsonl, tsv")
+        XCTAssertEqual(format?.message, "option '--format': 'xml' is not one of table, json, jsonl, tsv, csv")
         XCTAssertEqual(format?.command, .check)
         XCTAssertEqual(usageError(["check", "a", "--format", "jsnl"])?.suggestion, "jsonl")
         XCTAssertEqual(usageError(["check", "a", "--color", "sometimes"])?.message,

@@ -30,7 +30,7 @@ final class CommandsCommandTests: XCTestCase {
         XCTAssertEqual(line.filter { $0 == "\n" }.count, 1)
         XCTAssertEqual(try JSON.parse(line), doc)
         let table = runCLI(["commands"]).stdout
-        for spec in CommandLineSpec.visibleCommands { XCTAssertTrue(table.contains("  " + spec.name.rawValue + " "), spec.name.rawValue) }
+        for spec in CommandLineSpec.subs.visibleCommands { XCTAssertTrue(table.contains("  " + spec.name.rawValue + " "), spec.name.rawValue) }
         XCTAssertEqual(runCLI(["commands", "--json", "-q"]).stdout, "")
     }
 
@@ -42,7 +42,7 @@ final class CommandsCommandTests: XCTestCase {
         try json.write(toFile: path, atomically: true, encoding: .utf8)
         let names = try runProcess(jq, ["-r", ".commands[].name", path])
         XCTAssertEqual(names.status, 0, names.stderr)
-        XCTAssertEqual(names.stdout, CommandLineSpec.visibleCommands.map { $0.name.rawValue + "\n" }.joined())
+        XCTAssertEqual(names.stdout, CommandLineSpec.subs.visibleCommands.map { $0.name.rawValue + "\n" }.joined())
         let refused = try runProcess(jq, ["-r", ".providers[].apis[] | select(.offers.history | not) | .title", path])
         XCTAssertEqual(refused.stdout, "Qonversion API v3\n")
     }
@@ -53,16 +53,16 @@ final class CommandsCommandTests: XCTestCase {
         let commands = try XCTUnwrap(doc["commands"]?.arrayValue)
         let commandNames = strings(doc["commands"], "name")
         let globalOptions = strings(doc["globalOptions"], "name")
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             XCTAssertTrue(commandNames.contains(spec.name.rawValue), spec.name.rawValue)
             let entry = try XCTUnwrap(commands.first { $0["name"]?.stringValue == spec.name.rawValue })
             let options = strings(entry["options"], "name")
             for option in spec.options where !option.hidden { XCTAssertTrue(options.contains(option.longName), option.longName) }
             let codes = entry["exitStatuses"]?.arrayValue?.compactMap { Self.number($0["code"]) } ?? []
-            for (code, _) in ExitStatusHelp.statuses(for: spec.name) { XCTAssertTrue(codes.contains(String(code.rawValue))) }
+            for (code, _) in spec.exitStatuses.all { XCTAssertTrue(codes.contains(String(code.rawValue))) }
         }
         XCTAssertFalse(commandNames.contains("__complete"), "hidden commands stay out")
-        for option in CommandLineSpec.globalOptions where !option.hidden {
+        for option in CommandLineSpec.subs.globalOptions where !option.hidden {
             XCTAssertTrue(globalOptions.contains(option.longName), option.longName)
         }
         // Every option and command word the completion scripts offer.
@@ -76,7 +76,7 @@ final class CommandsCommandTests: XCTestCase {
         // The man page's environment variables, exit statuses, and the config keys.
         let man = ManPage.render()
         let environment = strings(doc["environment"], "name")
-        for variable in EnvironmentSpec.documented {
+        for variable in EnvironmentSpec.documented(in: .subs) {
             XCTAssertTrue(environment.contains(variable.name), variable.name)
             XCTAssertTrue(man.contains(".It Ev \(variable.name)\n"), variable.name)
         }

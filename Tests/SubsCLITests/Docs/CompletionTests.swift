@@ -58,14 +58,14 @@ final class CompletionTests: XCTestCase {
         for (shell, _) in shells {
             let script = try XCTUnwrap(CompletionCommand.script(for: shell))
             let words = Set(script.split { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }.map(String.init))
-            for spec in CommandLineSpec.visibleCommands {
+            for spec in CommandLineSpec.subs.visibleCommands {
                 for word in spec.words { XCTAssertTrue(words.contains(word), "\(shell): command word \(word) missing") }
                 for option in spec.options where !option.hidden {
                     XCTAssertTrue(script.contains(shell == "fish" ? "-l \(option.long) " : option.longName),
                                   "\(shell): \(option.longName) of \(spec.name.rawValue) missing")
                 }
             }
-            for option in CommandLineSpec.globalOptions where !option.hidden {
+            for option in CommandLineSpec.subs.globalOptions where !option.hidden {
                 XCTAssertTrue(words.contains(shell == "fish" ? option.long : option.longName), "\(shell): \(option.longName) missing")
                 if let short = option.short {
                     XCTAssertTrue(script.contains(shell == "fish" ? "-s \(short) " : "-\(short)"), "\(shell): -\(short) missing")
@@ -76,8 +76,8 @@ final class CompletionTests: XCTestCase {
     }
 
     func testHiddenCommandIsNeverOffered() {
-        XCTAssertFalse(CompletionModel.topWords.contains { $0.word.hasPrefix("__") })
-        XCTAssertTrue(CompletionModel.topWords.contains { $0.word == "store" })
+        XCTAssertFalse(CompletionModel(.subs).topWords.contains { $0.word.hasPrefix("__") })
+        XCTAssertTrue(CompletionModel(.subs).topWords.contains { $0.word == "store" })
     }
 
     func testShellsAcceptTheScripts() throws {
@@ -134,17 +134,17 @@ final class CompletionTests: XCTestCase {
     func testZshOffersCommandsOptionsAndValues() throws {
         let zsh = try requireTool("zsh")
         func zshOffers(_ words: [String]) throws -> [String] { try self.zshOffers(zsh, words) }
-        XCTAssertEqual(try zshOffers(["subs", ""]), CompletionModel.topWords.map(\.word).sorted())
+        XCTAssertEqual(try zshOffers(["subs", ""]), CompletionModel(.subs).topWords.map(\.word).sorted())
         XCTAssertEqual(try zshOffers(["subs", "--json", "store", ""]), ["init", "validate"])
-        XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
-        XCTAssertEqual(try zshOffers(["subs", "check", "--format=j"]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["csv", "json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try zshOffers(["subs", "check", "--format=j"]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try zshOffers(["subs", "--store", ""]), ["<files>"])
         XCTAssertEqual(try zshOffers(["subs", "completion", ""]), ["bash", "fish", "zsh"])
         let grant = try zshOffers(["subs", "grant", "alice", "--"])
         XCTAssertTrue(grant.contains("--lifetime") && grant.contains("--store") && grant.contains("-q"))
         XCTAssertFalse(grant.contains("--require"))
         XCTAssertEqual(Set(try zshOffers(["subs", "-"])),
-                       Set(CommandLineSpec.globalOptions.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }))
+                       Set(CommandLineSpec.subs.globalOptions.flatMap { [$0.longName] + ($0.shortName.map { [$0] } ?? []) }))
     }
 
     /// COMPREPLY of the bash script for the words (the last one is being completed), sorted.
@@ -168,7 +168,7 @@ final class CompletionTests: XCTestCase {
         try requireBash()
         XCTAssertEqual(try bashComplete(["subs", "ch"]), ["check"])
         XCTAssertEqual(try bashComplete(["subs", "re"]), ["renew-count", "revoke"])
-        XCTAssertEqual(try bashComplete(["subs", ""]), CompletionModel.topWords.map(\.word).sorted())
+        XCTAssertEqual(try bashComplete(["subs", ""]), CompletionModel(.subs).topWords.map(\.word).sorted())
         XCTAssertEqual(try bashComplete(["subs", "--json", "st"]), ["store"])
         XCTAssertEqual(try bashComplete(["subs", "--store", "x.json", "st"]), ["store"], "an option's value is not the command")
         XCTAssertEqual(try bashComplete(["subs", "store", ""]), ["init", "validate"])
@@ -185,13 +185,13 @@ final class CompletionTests: XCTestCase {
         XCTAssertTrue(check.contains("--require") && check.contains("--store") && check.contains("--json"))
         XCTAssertFalse(check.contains("--duration"), "grant's options are not check's")
         let top = try bashComplete(["subs", "--"])
-        XCTAssertEqual(Set(top), Set(CommandLineSpec.globalOptions.map(\.longName)))
+        XCTAssertEqual(Set(top), Set(CommandLineSpec.subs.globalOptions.map(\.longName)))
         XCTAssertEqual(try bashComplete(["subs", "-"]).filter { !$0.hasPrefix("--") }, ["-h", "-q"])
     }
 
     func testBashCompletesOptionValues() throws {
         try requireBash()
-        XCTAssertEqual(try bashComplete(["subs", "--format", ""]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try bashComplete(["subs", "--format", ""]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try bashComplete(["subs", "check", "alice", "--format", "js"]), ["json", "jsonl"])
         XCTAssertEqual(try bashComplete(["subs", "check", "--color", ""]), ["always", "auto", "never"])
         XCTAssertEqual(try bashComplete(["subs", "--provider", "r"]), ["revenuecat"])
@@ -199,7 +199,7 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try bashComplete(["subs", "grant", "a", "p", "--reason", ""]), [])
         // bash splits --format=js at '=' by default ...
         XCTAssertEqual(try bashComplete(["subs", "--format", "=", "js"]), ["json", "jsonl"])
-        XCTAssertEqual(try bashComplete(["subs", "--format", "="]), ["json", "jsonl", "table", "tsv"])
+        XCTAssertEqual(try bashComplete(["subs", "--format", "="]), ["csv", "json", "jsonl", "table", "tsv"])
         // ... and keeps it whole when '=' is not a word break.
         XCTAssertEqual(try bashComplete(["subs", "--format=js"], wordBreaks: " \t\n"), ["--format=json", "--format=jsonl"])
     }

@@ -47,7 +47,7 @@ final class GeneratedDocsTests: XCTestCase {
     /// of the few other tools the docs show (the benchmark, swift, wrk): a renamed or misspelt
     /// option fails here instead of leading a reader to a usage error.
     func testEveryFlagTheDocsNameExists() throws {
-        let subs = Set(CommandLineSpec.globalOptions.map(\.longName) + CommandLineSpec.commands.flatMap { $0.options.map(\.longName) }
+        let subs = Set(CommandLineSpec.subs.globalOptions.map(\.longName) + CommandLineSpec.subs.commands.flatMap { $0.options.map(\.longName) }
                        + ["--help", "--version"])
         // subs-bench's own options are read off its parser, so that they cannot drift either.
         let bench = try String(contentsOfFile: repositoryRoot + "/Sources/subs-bench/BenchOptions.swift", encoding: .utf8)

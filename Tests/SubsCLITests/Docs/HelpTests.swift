@@ -39,20 +39,20 @@ func goldenName(_ command: CommandName?) -> String {
 
 final class HelpTests: XCTestCase {
     func testGoldenHelpForEveryVisibleCommandAndTheOverview() {
-        assertMatchesRecorded(HelpRenderer.help(for: nil, columns: 80), "Tests/Fixtures/golden/" + goldenName(nil))
-        for spec in CommandLineSpec.visibleCommands {
-            assertMatchesRecorded(HelpRenderer.help(for: spec.name, columns: 80),
+        assertMatchesRecorded(HelpRenderer(.subs).help(for: nil, columns: 80), "Tests/Fixtures/golden/" + goldenName(nil))
+        for spec in CommandLineSpec.subs.visibleCommands {
+            assertMatchesRecorded(HelpRenderer(.subs).help(for: spec.name, columns: 80),
                                   "Tests/Fixtures/golden/" + goldenName(spec.name))
         }
-        assertMatchesRecorded(HelpRenderer.help(forGroup: "store", columns: 80), "Tests/Fixtures/golden/help-store.txt")
+        assertMatchesRecorded(HelpRenderer(.subs).help(forGroup: "store", columns: 80), "Tests/Fixtures/golden/help-store.txt")
     }
 
     func testGoldenNarrowHelp() {
-        assertMatchesRecorded(HelpRenderer.help(for: .grant, columns: 50), "Tests/Fixtures/golden/help-grant-50-columns.txt")
+        assertMatchesRecorded(HelpRenderer(.subs).help(for: .grant, columns: 50), "Tests/Fixtures/golden/help-grant-50-columns.txt")
     }
 
     func testSectionsComeInSwiftArgumentParserOrder() {
-        let text = HelpRenderer.help(for: .check, columns: 80)
+        let text = HelpRenderer(.subs).help(for: .check, columns: 80)
         let order = ["OVERVIEW: ", "\nUSAGE: subs check [options] USER...\n", "\nARGUMENTS:\n", "\nOPTIONS:\n",
                      "\nEXIT STATUS:\n", "\nEXAMPLES:\n", "\nSee 'subs help <command>' for more.\n"]
         var last = text.startIndex
@@ -63,38 +63,38 @@ final class HelpTests: XCTestCase {
             last = range.upperBound
         }
         XCTAssertTrue(text.hasSuffix("See 'subs help <command>' for more.\n"))
-        let overview = HelpRenderer.help(for: nil, columns: 80)
+        let overview = HelpRenderer(.subs).help(for: nil, columns: 80)
         XCTAssertTrue(overview.contains("\nCOMMANDS:\n  check "), overview)
         XCTAssertTrue(overview.contains("\n  store init "), overview)
         XCTAssertTrue(overview.hasSuffix("\nSee 'subs help <command>' for more.\n"))
     }
 
     func testCommandHelpListsItsOptionsExitStatusesAndExamplesAndTheGlobalOptionsOnlyOnce() {
-        for spec in CommandLineSpec.visibleCommands {
-            let text = HelpRenderer.help(for: spec.name, columns: 100)
+        for spec in CommandLineSpec.subs.visibleCommands {
+            let text = HelpRenderer(.subs).help(for: spec.name, columns: 100)
             let name = spec.name.rawValue
             XCTAssertTrue(text.contains("\nEXIT STATUS:\n  0 "), "\(name): \(text)")
             XCTAssertTrue(text.contains("\nEXAMPLES:\n  ") && text.contains("subs \(name)"), "\(name) has an example")
             XCTAssertFalse(text.contains("GLOBAL OPTIONS"), name)
-            for option in CommandLineSpec.globalOptions where option.long != "help" {
+            for option in CommandLineSpec.subs.globalOptions where option.long != "help" {
                 XCTAssertFalse(text.contains("\n  " + option.label + " "), "\(name) repeats the global --\(option.long)")
             }
             XCTAssertTrue(text.contains("'subs help' lists them"), name)
         }
-        let check = HelpRenderer.help(for: .check, columns: 100)
+        let check = HelpRenderer(.subs).help(for: .check, columns: 100)
         for status in ["\n  1       --require: a customer lacks an active ENTITLEMENT", "\n  3       A customer not found",
                        "\n  64      Usage error; or something this provider or API version does not offer"] {
             XCTAssertTrue(check.contains(status), status)
         }
-        let overview = HelpRenderer.help(for: nil, columns: 100)
+        let overview = HelpRenderer(.subs).help(for: nil, columns: 100)
         XCTAssertTrue(overview.contains("\n  69      Remote unreachable: worth retrying later.\n"), overview)
         XCTAssertTrue(overview.contains("\n  --store PATH "), overview)
     }
 
     func testLinesFitTheTerminalWidth() {
         for columns in [40, 60, 80, 120] {
-            for command in [nil] + CommandLineSpec.visibleCommands.map(\.name) {
-                let text = HelpRenderer.help(for: command, columns: columns)
+            for command in [nil] + CommandLineSpec.subs.visibleCommands.map(\.name) {
+                let text = HelpRenderer(.subs).help(for: command, columns: columns)
                 for line in text.split(separator: "\n") {
                     // An example command line or a single long word may not fit; nothing else may overflow.
                     let words = line.split(separator: " ")
@@ -105,16 +105,16 @@ final class HelpTests: XCTestCase {
             }
         }
         // Wider terminals use the room.
-        XCTAssertLessThan(HelpRenderer.help(for: .grant, columns: 120).split(separator: "\n").count,
-                          HelpRenderer.help(for: .grant, columns: 60).split(separator: "\n").count)
+        XCTAssertLessThan(HelpRenderer(.subs).help(for: .grant, columns: 120).split(separator: "\n").count,
+                          HelpRenderer(.subs).help(for: .grant, columns: 60).split(separator: "\n").count)
     }
 
     func testWrapKeepsIndentAndLongWords() {
-        XCTAssertEqual(HelpRenderer.wrap("aaa bbb ccc", indent: 2, columns: 29), "  aaa bbb ccc\n")
-        XCTAssertEqual(HelpRenderer.wrap("aaaa bbbb cccc dddd eeee", indent: 4, columns: 24),
+        XCTAssertEqual(HelpLayout.wrap("aaa bbb ccc", indent: 2, columns: 29), "  aaa bbb ccc\n")
+        XCTAssertEqual(HelpLayout.wrap("aaaa bbbb cccc dddd eeee", indent: 4, columns: 24),
                        "    aaaa bbbb cccc dddd\n    eeee\n")
-        XCTAssertEqual(HelpRenderer.row("--x", "Short.", columns: 80), "  --x" + String(repeating: " ", count: 21) + "Short.\n")
-        let long = HelpRenderer.row("--a-very-long-option-name VALUE", "Text.", columns: 80)
+        XCTAssertEqual(HelpLayout.row("--x", "Short.", columns: 80), "  --x" + String(repeating: " ", count: 21) + "Short.\n")
+        let long = HelpLayout.row("--a-very-long-option-name VALUE", "Text.", columns: 80)
         XCTAssertEqual(long, "  --a-very-long-option-name VALUE\n" + String(repeating: " ", count: 26) + "Text.\n")
     }
 
@@ -131,18 +131,18 @@ final class HelpTests: XCTestCase {
             .completion: "subs completion [options] SHELL",
             .help: "subs help [options] [COMMAND]",
         ]
-        for (command, line) in expected { XCTAssertEqual(HelpRenderer.usageLine(for: command), line) }
-        XCTAssertEqual(HelpRenderer.usageLine(for: nil), "subs [options] COMMAND [ARGS]")
+        for (command, line) in expected { XCTAssertEqual(HelpRenderer(.subs).usageLine(for: command), line) }
+        XCTAssertEqual(HelpRenderer(.subs).usageLine(for: nil), "subs [options] COMMAND [ARGS]")
     }
 
     func testEveryOptionAndCommandIsInHelpAndHiddenOnesAreNot() {
-        let overview = HelpRenderer.help(for: nil, columns: 80)
-        for option in CommandLineSpec.globalOptions where !option.hidden {
+        let overview = HelpRenderer(.subs).help(for: nil, columns: 80)
+        for option in CommandLineSpec.subs.globalOptions where !option.hidden {
             XCTAssertTrue(overview.contains("  " + option.label), "--\(option.long) missing from the overview")
         }
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             XCTAssertTrue(overview.contains("\n  \(spec.name.rawValue) "), "\(spec.name.rawValue) missing from the overview")
-            let text = HelpRenderer.help(for: spec.name, columns: 80)
+            let text = HelpRenderer(.subs).help(for: spec.name, columns: 80)
             for option in spec.options where !option.hidden {
                 XCTAssertTrue(text.contains("  " + option.label), "\(option.label) missing from \(spec.name.rawValue) help")
             }
@@ -151,23 +151,23 @@ final class HelpTests: XCTestCase {
             }
         }
         XCTAssertFalse(overview.contains("__complete"))
-        XCTAssertTrue(CommandLineSpec.command(.complete).hidden)
+        XCTAssertTrue(CommandLineSpec.subs.command(.complete).hidden)
     }
 
     func testHelpDocumentsDefaultsChoicesAndEnvironment() {
-        let overview = HelpRenderer.help(for: nil, columns: 200)
-        XCTAssertTrue(overview.contains("Output format (one of table, json, jsonl, tsv; default table; env SUBS_FORMAT)."))
+        let overview = HelpRenderer(.subs).help(for: nil, columns: 200)
+        XCTAssertTrue(overview.contains("Output format (one of table, json, jsonl, tsv, csv; default table; env SUBS_FORMAT)."))
         XCTAssertTrue(overview.contains("(default $XDG_DATA_HOME/subs/store.json; env SUBS_STORE)"))
-        let serve = HelpRenderer.help(for: .serve, columns: 200)
+        let serve = HelpRenderer(.subs).help(for: .serve, columns: 200)
         XCTAssertTrue(serve.contains("--listen HOST:PORT      Address to listen on (default 127.0.0.1:8787)."))
-        XCTAssertTrue(HelpRenderer.help(for: .check, columns: 200).contains("(repeatable)"))
+        XCTAssertTrue(HelpRenderer(.subs).help(for: .check, columns: 200).contains("(repeatable)"))
     }
 
     func testCLIPrintsHelpForTheCommandAtTheTerminalWidth() {
         let run = runCLI(["help", "grant"], env: ["COLUMNS": "50"])
         XCTAssertEqual(run.status, .success)
-        XCTAssertEqual(run.stdout, HelpRenderer.help(for: .grant, columns: 50))
-        XCTAssertEqual(runCLI(["store", "--help"]).stdout, HelpRenderer.help(forGroup: "store", columns: 80))
-        XCTAssertEqual(runCLI(["-h"]).stdout, HelpRenderer.help(for: nil, columns: 80))
+        XCTAssertEqual(run.stdout, HelpRenderer(.subs).help(for: .grant, columns: 50))
+        XCTAssertEqual(runCLI(["store", "--help"]).stdout, HelpRenderer(.subs).help(forGroup: "store", columns: 80))
+        XCTAssertEqual(runCLI(["-h"]).stdout, HelpRenderer(.subs).help(for: nil, columns: 80))
     }
 }

@@ -74,14 +74,14 @@ final class ManPageTests: XCTestCase {
 
     func testEveryCommandAndOptionIsDocumented() {
         let commands = section("COMMANDS"), options = section("OPTIONS"), synopsis = section("SYNOPSIS")
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             XCTAssertTrue(commands.contains(".It Cm \(spec.name.rawValue)"), "\(spec.name.rawValue) missing from COMMANDS")
             XCTAssertTrue(synopsis.contains(".Cm \(spec.name.rawValue)\n"), "\(spec.name.rawValue) missing from SYNOPSIS")
             for option in spec.options where !option.hidden {
                 XCTAssertTrue(options.contains("Fl -\(option.long)"), "\(option.longName) of \(spec.name.rawValue) missing")
             }
         }
-        for option in CommandLineSpec.globalOptions where !option.hidden {
+        for option in CommandLineSpec.subs.globalOptions where !option.hidden {
             XCTAssertTrue(options.contains(".It " + (option.short.map { "Fl \($0) , " } ?? "") + "Fl -\(option.long)"),
                           "\(option.longName) missing from OPTIONS")
             if let variable = option.environment { XCTAssertTrue(options.contains("Environment: \(variable).")) }
@@ -170,10 +170,10 @@ final class ManPageTests: XCTestCase {
         let plain = String(String.UnicodeScalarView(scalars))
         XCTAssertTrue(plain.hasPrefix("SUBS(1)"))
         XCTAssertTrue(plain.contains("\nEXIT STATUS\n"))
-        for option in CommandLineSpec.globalOptions + CommandLineSpec.visibleCommands.flatMap(\.options) {
+        for option in CommandLineSpec.subs.globalOptions + CommandLineSpec.subs.visibleCommands.flatMap(\.options) {
             XCTAssertTrue(plain.contains(option.longName), "\(option.longName) not rendered")
         }
-        for spec in CommandLineSpec.visibleCommands {
+        for spec in CommandLineSpec.subs.visibleCommands {
             XCTAssertTrue(plain.contains("subs \(spec.name.rawValue) [options]"), "\(spec.name.rawValue) not in the synopsis")
         }
     }

@@ -8,6 +8,11 @@ import SubsProviders
 @testable import SubsCLI
 
 final class ProseMarkupTests: XCTestCase {
+    /// `text` resolved against subs's command line: every option it names must be one subs has.
+    func resolve(_ text: String, for target: ProseMarkup.Target = .plain) throws -> String {
+        try ProseMarkup.resolve(text, for: target, flags: CommandLineSpec.subs.flagNames)
+    }
+
     /// Every text of the code that carries markup.
     var allProse: [(where: String, text: String)] {
         var out: [(String, String)] = []
@@ -25,19 +30,19 @@ final class ProseMarkupTests: XCTestCase {
             out.append(("exit \(row.code.rawValue) summary", row.summary))
             out.append(("exit \(row.code.rawValue) meaning", row.meaning))
         }
-        for command in CommandName.allCases {
-            for (code, text) in ExitStatusHelp.statuses(for: command) { out.append(("exit-help \(command.rawValue) \(code.rawValue)", text)) }
+        for command in CommandLineSpec.subs.commands.map(\.name) {
+            for (code, text) in CommandLineSpec.subs.command(command).exitStatuses.all { out.append(("exit-help \(command.rawValue) \(code.rawValue)", text)) }
         }
-        for spec in CommandLineSpec.commands {
+        for spec in CommandLineSpec.subs.commands {
             out.append(("\(spec.name.rawValue) abstract", spec.abstract))
             if let discussion = spec.discussion { out.append(("\(spec.name.rawValue) discussion", discussion)) }
             for argument in spec.arguments { out.append(("\(spec.name.rawValue) \(argument.name)", argument.help)) }
             for example in spec.examples { out.append(("\(spec.name.rawValue) example", example.explanation)) }
         }
-        for option in CommandLineSpec.globalOptions + CommandLineSpec.commands.flatMap(\.options) {
+        for option in CommandLineSpec.subs.globalOptions + CommandLineSpec.subs.commands.flatMap(\.options) {
             out.append((option.longName, option.help))
         }
-        for variable in EnvironmentSpec.documented { out.append((variable.name, variable.help)) }
+        for variable in EnvironmentSpec.documented(in: .subs) { out.append((variable.name, variable.help)) }
         for text in ManProse.description + ManProse.output + ManProse.providers + [ManProse.providersIntro, ManProse.stateIntro, ManProse.exitIntro] {
             out.append(("man", text))
         }
@@ -48,35 +53,35 @@ final class ProseMarkupTests: XCTestCase {
     }
 
     func testMarkupResolves() throws {
-        XCTAssertEqual(try ProseMarkup.resolve("use {flag:--remote} URL, exit status {exit:not-offered}"),
+        XCTAssertEqual(try resolve("use {flag:--remote} URL, exit status {exit:not-offered}"),
                        "use --remote URL, exit status 64")
-        XCTAssertEqual(try ProseMarkup.resolve("{flag:-q} and {flag:--iaphub-platform}: {exit:broken-pipe}", for: .markdown),
+        XCTAssertEqual(try resolve("{flag:-q} and {flag:--iaphub-platform}: {exit:broken-pipe}", for: .markdown),
                        "`-q` and `--iaphub-platform`: 141")
-        XCTAssertEqual(try ProseMarkup.resolve("{flag:--remote https://api.qonversion.io/v4}", for: .markdown),
+        XCTAssertEqual(try resolve("{flag:--remote https://api.qonversion.io/v4}", for: .markdown),
                        "`--remote https://api.qonversion.io/v4`")
-        XCTAssertThrowsError(try ProseMarkup.resolve("{flag:--remot URL}"), "the option of an option with its value is checked")
-        XCTAssertEqual(try ProseMarkup.resolve("GET {remote}/user/{id}, {not:markup} and a lone {"), "GET {remote}/user/{id}, {not:markup} and a lone {")
+        XCTAssertThrowsError(try resolve("{flag:--remot URL}"), "the option of an option with its value is checked")
+        XCTAssertEqual(try resolve("GET {remote}/user/{id}, {not:markup} and a lone {"), "GET {remote}/user/{id}, {not:markup} and a lone {")
     }
 
     func testAnUnknownNameFails() {
-        XCTAssertThrowsError(try ProseMarkup.resolve("use {flag:--remot}")) {
+        XCTAssertThrowsError(try resolve("use {flag:--remot}")) {
             XCTAssertEqual($0 as? ProseMarkup.UnknownName, ProseMarkup.UnknownName(markup: "{flag:--remot}"))
         }
-        XCTAssertThrowsError(try ProseMarkup.resolve("exit status {exit:unreachable}"))
-        XCTAssertThrowsError(try ProseMarkup.resolve("{flag:remote}"), "a flag is named with its dashes")
-        XCTAssertEqual(ProseMarkup.render("use {flag:--remot}"), "use {flag:--remot}", "render leaves it for the tests to find")
+        XCTAssertThrowsError(try resolve("exit status {exit:unreachable}"))
+        XCTAssertThrowsError(try resolve("{flag:remote}"), "a flag is named with its dashes")
+        XCTAssertEqual(ProseMarkup.render("use {flag:--remot}", flags: CommandLineSpec.subs.flagNames), "use {flag:--remot}", "render leaves it for the tests to find")
     }
 
     func testEveryProseOfTheCodeResolves() {
         for (place, text) in allProse {
-            XCTAssertNoThrow(try ProseMarkup.resolve(text), place)
+            XCTAssertNoThrow(try resolve(text), place)
         }
     }
 
     func testNoRenderedTextKeepsMarkup() throws {
-        var rendered = [("man/subs.1", ManPage.render()), ("help", HelpRenderer.help(for: nil, columns: 80))]
-        for command in CommandName.allCases where command != .complete {
-            rendered.append(("help \(command.rawValue)", HelpRenderer.help(for: command, columns: 80)))
+        var rendered = [("man/subs.1", ManPage.render()), ("help", HelpRenderer(.subs).help(for: nil, columns: 80))]
+        for command in CommandLineSpec.subs.commands.map(\.name) where command != .complete {
+            rendered.append(("help \(command.rawValue)", HelpRenderer(.subs).help(for: command, columns: 80)))
         }
         for shell in ["bash", "zsh", "fish"] {
             rendered.append((shell, runCLI(["completion", shell]).stdout))

@@ -16,25 +16,23 @@ final class DocumentsTests: XCTestCase {
 
     /// A result that is nothing but its documents.
     struct Documents: CommandResult {
-        var json: JSONOutput
-        var tsv: TextTable { TextTable(headers: [], rows: []) }
-        func table(_ style: OutputStyle) -> String { "" }
+        var document: JSONOutput
+        var rows: Rows { Rows(headers: [], values: []) }
     }
 
-    func render(_ result: CommandResult, _ format: OutputFormat) throws -> String {
-        try Output.render(result, style: OutputStyle(format: format, color: false, terminal: false, columns: 80,
-                                                     now: Instant(seconds: 0)))
+    func render(_ result: CommandResult, _ format: OutputFormat) -> String {
+        format.render(result, style: OutputStyle(color: false, terminal: false, columns: 80, now: Instant(seconds: 0)))
     }
 
     func testArrayRenderingEqualsPrettyPrintingTheWholeArray() throws {
         for n in [0, 1, 2, 300, 1000] {   // below and above the parallel threshold
             let docs = documents(n)
-            XCTAssertEqual(try render(Documents(json: .array(docs)), .json), JSONWriter.pretty(.array(docs)) + "\n", "\(n)")
-            XCTAssertEqual(try render(Documents(json: .array(docs)), .jsonl),
+            XCTAssertEqual(render(Documents(document: .array(docs)), .json), JSONWriter.pretty(.array(docs)) + "\n", "\(n)")
+            XCTAssertEqual(render(Documents(document: .array(docs)), .jsonl),
                            docs.map { JSONWriter.compact($0) + "\n" }.joined(), "\(n)")
         }
         let one = documents(1)[0]
-        XCTAssertEqual(try render(Documents(json: .document(one)), .json), JSONWriter.pretty(one) + "\n")
+        XCTAssertEqual(render(Documents(document: .document(one)), .json), JSONWriter.pretty(one) + "\n")
     }
 
     func testConcurrentMapKeepsOrderAndRethrowsTheFirstError() throws {

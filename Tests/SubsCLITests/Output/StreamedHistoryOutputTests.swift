@@ -41,9 +41,16 @@ final class StreamedHistoryOutputTests: XCTestCase {
                                entries: entries, accessEnds: [], timeline: Timeline(entries, catalog: nil))
     }
 
-    private func streamed(_ result: HistoryResult, _ style: OutputStyle) throws -> String {
+    private func streamed(_ result: HistoryResult, _ format: OutputFormat, _ style: OutputStyle) -> String {
         var out = ""
-        try result.write(style) { out += $0 }
+        result.write(format, style) { out += $0 }
+        return out
+    }
+
+    /// What the format makes of the result's whole document, lines, rows or table.
+    private func whole(_ result: HistoryResult, _ format: OutputFormat, _ style: OutputStyle) -> String {
+        var out = ""
+        format.write(result, style: style) { out += $0 }
         return out
     }
 
@@ -60,10 +67,9 @@ final class StreamedHistoryOutputTests: XCTestCase {
             }
             for asArray in [false, true] {
                 let result = HistoryResult(histories: asArray ? histories : Array(histories.prefix(1)), asArray: asArray, judgedAt: nil)
-                for format in [OutputFormat.json, .jsonl, .tsv, .table] {
-                    let style = OutputStyle(format: format, color: false, terminal: false, columns: 80, now: Instant(seconds: 1_800_000_000))
-                    let whole = try Output.render(result, style: style)
-                    XCTAssertEqual(try streamed(result, style), whole, "seed \(seed), \(format), array \(asArray)")
+                for format in OutputFormat.allCases {
+                    let style = OutputStyle(color: false, terminal: false, columns: 80, now: Instant(seconds: 1_800_000_000))
+                    XCTAssertEqual(streamed(result, format, style), whole(result, format, style), "seed \(seed), \(format), array \(asArray)")
                 }
             }
         }
@@ -74,16 +80,16 @@ final class StreamedHistoryOutputTests: XCTestCase {
         var g = Generator(state: 99)
         let h = history(&g, id: "alice", entries: 2000)
         let result = HistoryResult(histories: [.found(h)], asArray: false, judgedAt: nil)
-        let style = OutputStyle(format: .json, color: false, terminal: false, columns: 80, now: Instant(seconds: 0))
+        let style = OutputStyle(color: false, terminal: false, columns: 80, now: Instant(seconds: 0))
         let expected = JSONWriter.pretty(Documents.history(customerId: h.customerId, requestedId: h.requestedId, requestDate: h.requestDate,
                                                            provider: h.provider, incompleteReason: h.incompleteReason,
                                                            entries: h.entries)) + "\n"
-        let text = try streamed(result, style)
+        let text = streamed(result, .json, style)
         XCTAssertEqual(text, expected)
         XCTAssertEqual(try JSON.parse(text)["entries"]?.arrayValue?.count, 2000)
         // No entries: `"entries": []`, as the tree writes it.
         let empty = HistoryResult(histories: [.found(history(&g, id: "bob", entries: 0))], asArray: false, judgedAt: nil)
-        XCTAssertTrue(try streamed(empty, style).hasSuffix("\"entries\": []\n}\n"))
+        XCTAssertTrue(streamed(empty, .json, style).hasSuffix("\"entries\": []\n}\n"))
     }
 
     /// The writer of a document whose last member is a long array, alone: any members, any level.

@@ -25,13 +25,6 @@ final class LayerTests: XCTestCase {
     /// The most files one test folder may hold directly (more: group them by what they test).
     static let filesPerTestFolder = 30
 
-    /// Targets whose folders still use each other both ways, each with why it may for now. An
-    /// entry no longer needed fails, so the list only shrinks.
-    static let foldersMayCycle: [String: String] = [
-        "SubsCLI": "the command line's root (CLI, Context, SourceFactory, exit codes) and its folders use each other; "
-            + "its folders are being reshaped (issue 31, items 2 and 3)",
-    ]
-
     // MARK: the manifest
 
     /// Each target of Package.swift that is not a test target, with the targets it depends on.
@@ -94,22 +87,15 @@ final class LayerTests: XCTestCase {
     // MARK: folders
 
     func testNoFolderOfATargetUsesAFolderThatUsesItBack() throws {
-        var cycling: Set<String> = []
         for target in try FileManager.default.contentsOfDirectory(atPath: Repo.path("Sources")).sorted() {
             let graph = try FolderGraph(target: Repo.path("Sources/" + target))
-            let groups = graph.cycles()
-            guard !groups.isEmpty else { continue }
-            cycling.insert(target)
-            guard Self.foldersMayCycle[target] == nil else { continue }
-            for group in groups {
+            for group in graph.cycles() {
                 let uses = group.flatMap { from in
                     group.compactMap { to in graph.edges[from]?[to].map { "\(from) → \(to) (\($0.sorted().prefix(4).joined(separator: ", ")))" } }
                 }
                 XCTFail("Sources/\(target): the folders \(group.map { $0.isEmpty ? "(root)" : $0 }) use each other: \(uses)")
             }
         }
-        let stale = Set(Self.foldersMayCycle.keys).subtracting(cycling)
-        XCTAssertEqual(stale, [], "no cycle left: take these out of LayerTests.foldersMayCycle")
     }
 
     func testTheFolderGraphSeesAUseAndACycle() throws {

@@ -4,9 +4,9 @@
 import SubsJSON
 import SubsSystem
 
-struct JSONFormat: OutputFormatter {
-    func render(_ result: CommandResult, style: OutputStyle) throws -> String {
-        switch result.json {
+enum JSONFormat {
+    static func render(_ output: JSONOutput) -> String {
+        switch output {
         case .document(let document):
             return JSONWriter.pretty(document) + "\n"
         case .nothing:

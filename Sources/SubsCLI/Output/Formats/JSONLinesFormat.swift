@@ -3,8 +3,8 @@
 import SubsJSON
 import SubsSystem
 
-struct JSONLinesFormat: OutputFormatter {
-    func render(_ result: CommandResult, style: OutputStyle) throws -> String {
-        result.jsonLines.concurrentMap { JSONWriter.compact($0) + "\n" }.joined()
+enum JSONLinesFormat {
+    static func render(_ documents: [JSONValue]) -> String {
+        documents.concurrentMap { JSONWriter.compact($0) + "\n" }.joined()
     }
 }

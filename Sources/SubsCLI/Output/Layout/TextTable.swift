@@ -1,4 +1,4 @@
-// Aligned tables for terminals and pipes, and TSV, from rows of cells. Every cell coming from
+// Aligned tables for terminals and pipes, from rows of cells. Every cell coming from
 // data goes through `Terminal.escape`, so data can never drive the terminal.
 //
 // On a terminal a table fits COLUMNS without cutting anything: the widest free-text column
@@ -93,7 +93,7 @@ struct TextTable {
         self.hintsDropWhenGivingWay = hintsDropWhenGivingWay
     }
 
-    /// A table of fixed columns (TSV, simple tables).
+    /// A table of fixed columns.
     init(headers: [String], rows: [[Cell]]) {
         self.init(columns: headers.map { Column($0) }, rows: rows)
     }
@@ -295,36 +295,6 @@ struct TextTable {
     private func paint(_ text: String, _ cellStyle: Style?, _ style: OutputStyle) -> String {
         guard style.color, let cellStyle, !text.isEmpty else { return text }
         return "\u{1B}[\(cellStyle.sgr)m\(text)\u{1B}[0m"
-    }
-
-    /// A header line, then tab-separated rows; tabs, newlines, backslashes and control
-    /// characters inside values are escaped.
-    func renderTSV() -> String {
-        var out = ""
-        writeTSV { out += $0 }
-        return out
-    }
-
-    /// `renderTSV`, written a row at a time.
-    func writeTSV(to write: (String) -> Void) {
-        write(headers.map(TextTable.tsvEscape).joined(separator: "\t") + "\n")
-        for r in 0..<rowCount {
-            write(row(r).map { TextTable.tsvEscape($0.text) }.joined(separator: "\t") + "\n")
-        }
-    }
-
-    static func tsvEscape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out += Terminal.escape(String(scalar))
-            }
-        }
-        return out
     }
 }
 

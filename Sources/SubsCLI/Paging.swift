@@ -43,15 +43,12 @@ final class PagedOutput {
 }
 
 enum Paging {
-    /// The commands whose answer may be long; never `serve` (it runs until stopped), the
-    /// completion scripts or `store init`.
-    static let commands: Set<CommandName> = [.check, .history, .renewCount, .find, .grant, .revoke, .storeValidate]
-
     /// The pager command for this run, or nil for none: stdout is not a terminal, -q, a command
-    /// that is not paged, a screen height that is not known, or a pager that is empty or `cat`.
-    static func command(for invocation: Invocation, context: Context) -> String? {
-        guard context.stdoutIsTerminal, !invocation.global.quiet, commands.contains(invocation.command),
-              context.lines != nil else { return nil }
+    /// whose answer is not paged (`CommandSpec.paged`: never `serve`, which runs until stopped,
+    /// the completion scripts or `store init`), a screen height that is not known, or a pager
+    /// that is empty or `cat`.
+    static func command(for invocation: Invocation, of spec: CommandSpec, context: Context) -> String? {
+        guard context.stdoutIsTerminal, !invocation.global.quiet, spec.paged, context.lines != nil else { return nil }
         let chosen = invocation.global.pager ?? EnvironmentSpec.pager.value(in: context.environment) ?? "less -FRX"
         let trimmed = chosen.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         return trimmed.isEmpty || trimmed == "cat" ? nil : chosen

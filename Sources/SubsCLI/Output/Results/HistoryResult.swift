@@ -32,7 +32,7 @@ struct HistoryResult: CommandResult {
     var asArray: Bool
     var judgedAt: Instant?
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = histories.map { asked -> JSONValue in
             switch asked {
             case .found(let h):
@@ -76,22 +76,7 @@ struct HistoryResult: CommandResult {
                                "reason", "revokedBy", "revokeReason"]
 
     /// One column per field; keys a provider adds (price, currency…) follow in the order met.
-    var tsv: TextTable {
-        let (headers, fields) = tsvColumns
-        let rows = histories.flatMap { asked -> [[String]] in
-            switch asked {
-            case .missing(let m):
-                return [tsvRow(missing: m, columns: headers.count)]
-            case .found(let h):
-                if h.entries.isEmpty { return [tsvRow(empty: h, columns: headers.count)] }
-                return h.entries.map { tsvRow($0, of: h, fields: fields) }
-            }
-        }
-        return TextTable(headers: headers, rows: rows.map { $0.map { Cell($0) } })
-    }
-
-    /// The TSV's headers, and the entry fields among them (a pass over the field names only).
-    private var tsvColumns: (headers: [String], fields: [String]) {
+    var rows: Rows {
         var fields = Self.fieldColumns
         var known = Set(fields)
         for case .found(let h) in histories {
@@ -99,33 +84,42 @@ struct HistoryResult: CommandResult {
                 for field in entry.fields where known.insert(field.key).inserted { fields.append(field.key) }
             }
         }
-        return (["customerId", "requestedId", "date", "kind", "type", "entitlements"] + fields + ["error"], fields)
+        let headers = ["customerId", "requestedId", "date", "kind", "type", "entitlements"] + fields + ["error"]
+        let blank = Array(repeating: "", count: headers.count - 3)
+        // Each row is (the USER asked, the entry), the entry -1 for a USER's one row without
+        // entries: the rows are made as they are written, never held as text.
+        var order: [(asked: Int, entry: Int)] = []
+        for (n, asked) in histories.enumerated() {
+            let count = asked.found?.entries.count ?? 0
+            if count == 0 { order.append((n, -1)) }
+            for e in 0..<count { order.append((n, e)) }
+        }
+        let histories = histories
+        return Rows(headers: headers, count: order.count) { r in
+            let (n, index) = order[r]
+            switch histories[n] {
+            case .missing(let m):
+                return [m.customerId?.string ?? "", m.requestedId.string] + blank + [m.code]
+            case .found(let h):
+                guard index >= 0 else { return [h.customerId.string, h.requestedId.string] + blank + [""] }
+                let e = h.entries[index]
+                return [h.customerId.string, h.requestedId.string, ISODate.format(e.date), e.kind.rawValue, e.type,
+                        e.entitlements.strings.joined(separator: ",")]
+                    + fields.map { key in
+                        switch e.field(key) {
+                        case .string(let s)?: return s ?? ""
+                        case .date(let d)?: return d.map(ISODate.format) ?? ""
+                        case nil: return ""
+                        }
+                    } + [""]
+            }
+        }
     }
 
-    private func tsvRow(missing m: Missing, columns: Int) -> [String] {
-        [m.customerId?.string ?? "", m.requestedId.string] + Array(repeating: "", count: columns - 3) + [m.code]
-    }
-
-    private func tsvRow(empty h: CustomerHistory, columns: Int) -> [String] {
-        [h.customerId.string, h.requestedId.string] + Array(repeating: "", count: columns - 3) + [""]
-    }
-
-    private func tsvRow(_ e: HistoryEntry, of h: CustomerHistory, fields: [String]) -> [String] {
-        [h.customerId.string, h.requestedId.string, ISODate.format(e.date), e.kind.rawValue, e.type,
-         e.entitlements.strings.joined(separator: ",")]
-            + fields.map { key in
-                switch e.field(key) {
-                case .string(let s)?: return s ?? ""
-                case .date(let d)?: return d.map(ISODate.format) ?? ""
-                case nil: return ""
-                }
-            } + [""]
-    }
-
-    /// Every format written entry by entry, the same bytes as `Output.render` (SPEC section 7 rev.
-    /// 4, "Budgets": a history of a whole listing is never one document tree nor one string).
-    func write(_ style: OutputStyle, to out: (String) -> Void) throws {
-        switch style.format {
+    /// Every format written entry by entry, the same bytes as `OutputFormat.render` (SPEC section
+    /// 7 rev. 4, "Budgets": a history of a whole listing is never one document tree nor one string).
+    func write(_ format: OutputFormat, _ style: OutputStyle, to out: (String) -> Void) {
+        switch format {
         case .json:
             if asArray {
                 guard !histories.isEmpty else { return out("[]\n") }
@@ -148,20 +142,10 @@ struct HistoryResult: CommandResult {
                     for entry in h.entries { out(JSONWriter.compact(Self.line(entry, of: h)) + "\n") }
                 }
             }
-        case .tsv:
-            let (headers, fields) = tsvColumns
-            let escape = { (row: [String]) in row.map(TextTable.tsvEscape).joined(separator: "\t") + "\n" }
-            out(escape(headers))
-            for asked in histories {
-                switch asked {
-                case .missing(let m): out(escape(tsvRow(missing: m, columns: headers.count)))
-                case .found(let h):
-                    if h.entries.isEmpty { out(escape(tsvRow(empty: h, columns: headers.count))) }
-                    for e in h.entries { out(escape(tsvRow(e, of: h, fields: fields))) }
-                }
-            }
         case .table:
             writeTable(style, to: out)
+        case .tsv, .csv:
+            format.write(self, style: style, to: out)
         }
     }
 

@@ -3,6 +3,7 @@
 import SubsModel
 import SubsRemote
 import SubsSource
+import SubsSystem
 
 public struct Context {
     /// Writes to standard output / standard error (bytes are already UTF-8 text).
@@ -80,4 +81,11 @@ public enum OutputDelivery: Equatable, Sendable {
     case closedPipe
     /// Any other write error (a full disk, a closed descriptor), with the system's words.
     case failed(String)
+}
+
+/// All of `fd`, at most `limit` bytes (`truncated`: there was more); nil when it cannot be read.
+func readAll(fd: Int32, limit: Int = .max - 1) -> (bytes: [UInt8], truncated: Bool)? {
+    guard let read = try? readStream(fd, limit: limit) else { return nil }
+    defer { read.bytes.deallocate() }
+    return (Array(read.bytes), read.truncated)
 }

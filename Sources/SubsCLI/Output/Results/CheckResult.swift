@@ -24,7 +24,7 @@ struct CheckResult: CommandResult {
     /// `--at`, when it names an instant other than now: the table says it judged there.
     var judgedAt: Instant?
 
-    var json: JSONOutput {
+    var document: JSONOutput {
         let documents = customers.concurrentMap { asked -> JSONValue in
             switch asked {
             case .found(let status): return Documents.check(status, activeOnly: activeOnly)
@@ -42,21 +42,21 @@ struct CheckResult: CommandResult {
 
     /// The first twelve columns keep the places they always had; what tells the story the table
     /// and its sentence tell (SPEC section 4, rev. 4) follows them; `error` stays last.
-    static let tsvHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
+    static let rowHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
                              "productId", "source", "periodType", "grantType", "renewsCount",
                              "accessEndDate", "willRenew", "isSandbox", "gracePeriodExpirationDate", "billingRetryEndDate",
                              "refundedAt", "revokedAt", "revokedBy", "revokeReason", "error"]
 
     /// One row per entitlement; a customer without any (or not found) still gets one row.
-    var tsv: TextTable {
-        let empty = Array(repeating: "", count: Self.tsvHeaders.count - 3)
-        return TextTable(headers: Self.tsvHeaders, rows: customers.flatMap { asked -> [[Cell]] in
+    var rows: Rows {
+        let empty = Array(repeating: "", count: Self.rowHeaders.count - 3)
+        return Rows(headers: Self.rowHeaders, values: customers.flatMap { asked -> [[String]] in
             switch asked {
             case .missing(let m):
-                return [([m.customerId?.string ?? "", m.requestedId.string] + empty + [m.code]).map { Cell($0) }]
+                return [[m.customerId?.string ?? "", m.requestedId.string] + empty + [m.code]]
             case .found(let status):
                 let entitlements = shown(status)
-                if entitlements.isEmpty { return [([status.record.id.string, status.requestedId.string] + empty + [""]).map { Cell($0) }] }
+                if entitlements.isEmpty { return [[status.record.id.string, status.requestedId.string] + empty + [""]] }
                 return entitlements.map { e in
                     let date = { (instant: Instant?) in instant.map(ISODate.format) ?? "" }
                     return [status.record.id.string, status.requestedId.string, e.id.string, String(e.isActive), e.state.rawValue,
@@ -64,7 +64,7 @@ struct CheckResult: CommandResult {
                             e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "",
                             date(e.accessEndDate), String(e.willRenew), String(e.isSandbox), date(e.gracePeriodExpirationDate),
                             date(e.billingRetryEndDate), date(e.refundedAt), date(e.state == .revoked ? e.revokedAt : nil),
-                            e.revokedBy ?? "", e.revokeReason ?? "", ""].map { Cell($0) }
+                            e.revokedBy ?? "", e.revokeReason ?? "", ""]
                 }
             }
         })

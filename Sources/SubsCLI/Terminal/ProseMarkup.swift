@@ -3,8 +3,9 @@
 // hand-written flag or number can drift from the code: `{flag:--remote}` names an option (a
 // global one, a command's, or a provider's setting), `{flag:--remote URL}` the option with its
 // value (one code span in markdown), and `{exit:not-offered}` an exit status by one of its names
-// in ExitCode.meanings. `resolve` fails on an unknown name; `render` leaves such
-// markup as written, which the tests of every generated text reject.
+// in ExitCode.meanings. The options are checked against the command line's (its flagNames):
+// `resolve` fails on an unknown name; `render` leaves such markup as written, which the tests of
+// every generated text reject.
 
 
 enum ProseMarkup {
@@ -22,8 +23,10 @@ enum ProseMarkup {
 
     static let kinds = ["flag", "exit"]
 
-    /// The text with every markup replaced; throws UnknownName for a name the code does not know.
-    static func resolve(_ text: String, for target: Target = .plain) throws -> String {
+    /// The text with every markup replaced; throws UnknownName for an option `flags` does not
+    /// hold (the command line's CommandLineSpec.flagNames) or an exit status ExitCode.meanings
+    /// does not name.
+    static func resolve(_ text: String, for target: Target = .plain, flags: Set<String>) throws -> String {
         var out = ""
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
@@ -36,7 +39,7 @@ enum ProseMarkup {
                 continue
             }
             let name = String(after[after.index(after.startIndex, offsetBy: kind.count + 1)..<close])
-            guard let value = replacement(kind: kind, name: name, for: target) else {
+            guard let value = replacement(kind: kind, name: name, for: target, flags: flags) else {
                 throw UnknownName(markup: "{\(kind):\(name)}")
             }
             out += value
@@ -46,9 +49,9 @@ enum ProseMarkup {
     }
 
     /// As `resolve`, leaving unknown markup as written (never at run time: a test resolves all prose).
-    static func render(_ text: String, for target: Target = .plain) -> String {
+    static func render(_ text: String, for target: Target = .plain, flags: Set<String>) -> String {
         guard text.contains("{") else { return text }
-        if let resolved = try? resolve(text, for: target) { return resolved }
+        if let resolved = try? resolve(text, for: target, flags: flags) { return resolved }
         return text
     }
 
@@ -68,24 +71,14 @@ enum ProseMarkup {
         return found
     }
 
-    static func replacement(kind: String, name: String, for target: Target) -> String? {
+    static func replacement(kind: String, name: String, for target: Target, flags: Set<String>) -> String? {
         switch kind {
         case "flag":
             let option = String(name.prefix { $0 != " " })
-            guard flagNames.contains(option) else { return nil }
+            guard flags.contains(option) else { return nil }
             return target == .markdown ? "`\(name)`" : name
         default:
             return ExitCode.named(name).map { String($0.rawValue) }
         }
     }
-
-    /// Every option name subs parses: `--store`, `-q`, a command's `--require`, a provider's `--iaphub-platform`.
-    static let flagNames: Set<String> = {
-        var names: Set<String> = []
-        for option in CommandLineSpec.globalOptions + CommandLineSpec.commands.flatMap(\.options) {
-            names.insert(option.longName)
-            if let short = option.shortName { names.insert(short) }
-        }
-        return names
-    }()
 }

@@ -48,7 +48,7 @@ enum SourceFactory {
         let budget = RemoteBudget(seconds: invocation.global.timeout, byteLimit: invocation.global.answerBytes,
                                   measuresHeap: invocation.global.answerBytes == RemoteBudget.defaultByteLimit)
         let client = RemoteClient(endpoint: endpoint, transport: provider.pace(context.http), timeout: invocation.global.timeout,
-                                  version: CLI.version, cache: cache, clock: context.clock, budget: budget)
+                                  version: CommandLineSpec.subs.version, cache: cache, clock: context.clock, budget: budget)
         let now = context.clock.now()
         let policy: CachePolicy = invocation.global.offline ? .offline
             : invocation.global.maxAge.flatMap { now.adding($0).map { .maxAge(Double($0.seconds - now.seconds)) } } ?? .network

@@ -1,9 +1,9 @@
-// How output looks on this run: colour, terminal niceties, width, and "now" for relative dates.
+// How output looks on this run: colour, terminal niceties, width, and "now" for relative dates
+// (Commands.style makes it from the options and the context).
 
 import SubsModel
 
 struct OutputStyle {
-    var format: OutputFormat
     var color: Bool
     /// stdout is a terminal: relative date hints, and tables and sentences fitted to `columns`.
     var terminal: Bool
@@ -13,26 +13,11 @@ struct OutputStyle {
     /// `--wide`: tables add the id columns.
     var wide = false
 
-    init(format: OutputFormat, color: Bool, terminal: Bool, columns: Int, now: Instant) {
-        self.format = format
+    init(color: Bool, terminal: Bool, columns: Int, now: Instant) {
         self.color = color
         self.terminal = terminal
         self.columns = columns
         self.now = now
-    }
-
-    init(_ global: GlobalOptions, context: Context) {
-        let env = context.environment
-        let color: Bool
-        switch global.color {
-        case .always: color = true
-        case .never: color = false
-        case .auto:
-            color = context.stdoutIsTerminal && EnvironmentSpec.noColor.value(in: env) == nil
-                && EnvironmentSpec.term.value(in: env) != "dumb"
-        }
-        self.init(format: global.format, color: color, terminal: context.stdoutIsTerminal,
-                  columns: context.columns, now: context.clock.now())
     }
 
     /// A date for a table cell: `2026-03-01 12:00Z`, plus "(in 9d)" on a terminal.

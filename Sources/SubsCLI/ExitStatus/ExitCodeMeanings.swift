@@ -37,7 +37,7 @@ extension ExitCode {
                         + "argument; a request subs serve refuses as invalid; check {flag:--require} on a platform's record "
                         + "projected to {flag:--at} without {flag:--allow-projection}. "
                         + "Also an operation the chosen provider or API version does not offer, with a sentence naming "
-                        + "what does: " + ProviderMatrix.notOfferedSummary + "; and a grant or revoke with {flag:--offline}. "
+                        + "what does: " + RefusedOperations.summary + "; and a grant or revoke with {flag:--offline}. "
                         + "A find term that is empty, holds a control character or is over 4096 bytes, or that the "
                         + "provider cannot search, is a usage error too. "
                         + "Retrying cannot help, so none of these is {exit:unavailable}."),

@@ -1,69 +1,75 @@
-// `subs commands --json`: the whole command line as one JSON document, made from the same
-// description help, the man page and the completions come from (CommandLineSpec, the global
-// option table, EnvironmentSpec, the config keys, ExitCode.meanings, the providers' offers).
+// `subs commands --json`: a whole command line as one JSON document, made from the same
+// description help, the man page and the completions come from (CommandLineSpec, EnvironmentSpec,
+// the config keys, ExitCode.meanings and each command's exit statuses, the providers' offers).
 // Scripts and agents discover subs from it; docs/reference.md documents its shape.
 
 import SubsJSON
 import SubsModel
 import SubsProviders
 
-enum CommandLineDocument {
+struct CommandLineDocument {
     /// Bumped when a key changes meaning or goes away (adding keys does not bump it).
     static let schemaVersion = 1
 
-    static var document: JSONValue {
+    let commandLine: CommandLineSpec
+
+    init(_ commandLine: CommandLineSpec) {
+        self.commandLine = commandLine
+    }
+
+    var document: JSONValue {
         .object(JSONObject([
-            ("schemaVersion", .number(String(schemaVersion))),
+            ("schemaVersion", .number(String(Self.schemaVersion))),
             ("name", .string("subs")),
-            ("version", .string(CLI.version)),
-            ("abstract", .string(CommandLineSpec.abstract)),
-            ("usage", .string(CommandLineSpec.topUsage)),
-            ("globalOptions", .array(CommandLineSpec.globalOptions.filter { !$0.hidden }.map { option($0, global: true) })),
-            ("commands", .array(CommandLineSpec.visibleCommands.map(command))),
-            ("environment", .array(EnvironmentSpec.documented.map(environment))),
+            ("version", .string(commandLine.version)),
+            ("abstract", .string(commandLine.abstract)),
+            ("usage", .string(commandLine.topUsage)),
+            ("globalOptions", .array(commandLine.globalOptions.filter { !$0.hidden }.map { option($0, global: true) })),
+            ("commands", .array(commandLine.visibleCommands.map(command))),
+            ("environment", .array(EnvironmentSpec.documented(in: commandLine).map(environment))),
             ("configKeys", .array(ConfigFile.keys.map(configKey))),
             ("exitStatuses", .array(ExitCode.meanings.map(exitStatus))),
             ("providers", .array(ProviderDescriptor.registered.map(provider))),
         ]))
     }
 
-    static func text(_ prose: String) -> JSONValue { .string(ProseMarkup.render(prose)) }
+    func text(_ prose: String) -> JSONValue { .string(ProseMarkup.render(prose, flags: commandLine.flagNames)) }
 
-    static func option(_ spec: OptionSpec, global: Bool) -> JSONValue {
+    func option(_ spec: OptionSpec, global: Bool) -> JSONValue {
         .object(JSONObject([
             ("name", .string(spec.longName)),
             ("short", Documents.string(spec.shortName)),
             ("value", spec.isFlag ? .null : .string(spec.valueName)),
-            ("kind", spec.kind.map { .string(kindName($0)) } ?? .string("flag")),
+            ("kind", spec.kind.map { .string(Self.kindName($0)) } ?? .string("flag")),
             ("choices", spec.kind?.choices.map(Documents.strings) ?? .null),
             ("default", Documents.string(spec.defaultValue)),
             ("environment", Documents.string(spec.environment)),
             ("configKey", global && ConfigFile.keys.contains(spec.long) ? .string(spec.long) : .null),
             ("repeatable", .bool(spec.repeatable)),
             ("sameAs", spec.alias.map { .string("--\($0.long) \($0.value)") } ?? .null),
-            ("help", text(HelpRenderer.sentence(spec.help))),
+            ("help", text(HelpLayout.sentence(spec.help))),
         ]))
     }
 
-    static func command(_ spec: CommandSpec) -> JSONValue {
+    func command(_ spec: CommandSpec) -> JSONValue {
         .object(JSONObject([
             ("name", .string(spec.name.rawValue)),
-            ("abstract", text(HelpRenderer.sentence(spec.abstract))),
+            ("abstract", text(HelpLayout.sentence(spec.abstract))),
             ("discussion", spec.discussion.map(text) ?? .null),
             ("usage", .string(spec.usage)),
             ("arguments", .array(spec.arguments.map(argument))),
             ("options", .array(spec.options.filter { !$0.hidden }.map { option($0, global: false) })),
             ("exactlyOneOf", .array(spec.exactlyOneOf.map { Documents.strings($0.map { "--" + $0 }) })),
-            ("exitStatuses", .array(ExitStatusHelp.statuses(for: spec.name).map { code, meaning in
-                .object(JSONObject([("code", .number(String(code.rawValue))), ("meaning", text(HelpRenderer.sentence(meaning)))]))
+            ("exitStatuses", .array(spec.exitStatuses.all.map { code, meaning in
+                .object(JSONObject([("code", .number(String(code.rawValue))), ("meaning", text(HelpLayout.sentence(meaning)))]))
             })),
             ("examples", .array(spec.examples.map {
-                .object(JSONObject([("command", .string($0.command)), ("explanation", text(HelpRenderer.sentence($0.explanation)))]))
+                .object(JSONObject([("command", .string($0.command)), ("explanation", text(HelpLayout.sentence($0.explanation)))]))
             })),
         ]))
     }
 
-    static func argument(_ spec: ArgumentSpec) -> JSONValue {
+    func argument(_ spec: ArgumentSpec) -> JSONValue {
         let arity: String
         switch spec.arity {
         case .one: arity = "one"
@@ -72,15 +78,15 @@ enum CommandLineDocument {
         }
         return .object(JSONObject([
             ("name", .string(spec.name)),
-            ("kind", .string(kindName(spec.kind))),
+            ("kind", .string(Self.kindName(spec.kind))),
             ("choices", spec.kind.choices.map(Documents.strings) ?? .null),
             ("arity", .string(arity)),
-            ("help", text(HelpRenderer.sentence(spec.help))),
+            ("help", text(HelpLayout.sentence(spec.help))),
         ]))
     }
 
-    static func environment(_ variable: (name: String, help: String)) -> JSONValue {
-        let options = (CommandLineSpec.globalOptions + CommandLineSpec.commands.flatMap(\.options))
+    func environment(_ variable: (name: String, help: String)) -> JSONValue {
+        let options = (commandLine.globalOptions + commandLine.commands.flatMap(\.options))
             .filter { $0.environment == variable.name }.map(\.longName)
         return .object(JSONObject([
             ("name", .string(variable.name)),
@@ -89,8 +95,8 @@ enum CommandLineDocument {
         ]))
     }
 
-    static func configKey(_ key: String) -> JSONValue {
-        let spec = CommandLineSpec.globalOption(named: key)
+    func configKey(_ key: String) -> JSONValue {
+        let spec = commandLine.globalOption(named: key)
         return .object(JSONObject([
             ("key", .string(key)),
             ("option", .string("--" + key)),
@@ -98,16 +104,16 @@ enum CommandLineDocument {
         ]))
     }
 
-    static func exitStatus(_ row: ExitCode.Meaning) -> JSONValue {
+    func exitStatus(_ row: ExitCode.Meaning) -> JSONValue {
         .object(JSONObject([
             ("code", .number(String(row.code.rawValue))),
             ("names", Documents.strings(row.names)),
-            ("summary", text(HelpRenderer.sentence(row.summary))),
+            ("summary", text(HelpLayout.sentence(row.summary))),
             ("meaning", text(row.meaning)),
         ]))
     }
 
-    static func provider(_ descriptor: ProviderDescriptor) -> JSONValue {
+    func provider(_ descriptor: ProviderDescriptor) -> JSONValue {
         .object(JSONObject([
             ("name", .string(descriptor.name)),
             ("defaultBaseURL", Documents.string(descriptor.defaultBaseURL)),
@@ -126,7 +132,7 @@ enum CommandLineDocument {
         ]))
     }
 
-    static func api(_ offer: APIOffer) -> JSONValue {
+    func api(_ offer: APIOffer) -> JSONValue {
         var kinds: [String] = []
         if offer.searchableKinds.contains(.ids) { kinds.append("id") }
         if offer.searchableKinds.contains(.emails) { kinds.append("email") }
@@ -167,25 +173,5 @@ enum CommandLineDocument {
         case .hostPort: return "hostPort"
         case .command: return "command"
         }
-    }
-}
-
-/// `subs commands`: the document in json (and on one line in jsonl); the table lists the commands.
-struct CommandsResult: CommandResult {
-    var json: JSONOutput { .document(CommandLineDocument.document) }
-
-    var tsv: TextTable {
-        TextTable(headers: ["name", "abstract"], rows: CommandLineSpec.visibleCommands.map {
-            [Cell($0.name.rawValue), Cell(ProseMarkup.render($0.abstract))]
-        })
-    }
-
-    /// Help's COMMANDS rows: wrapped to the terminal, never wider than COLUMNS.
-    func table(_ style: OutputStyle) -> String {
-        let columns = style.terminal ? style.columns : Int.max / 2
-        return CommandLineSpec.visibleCommands.map {
-            HelpRenderer.row($0.name.rawValue, HelpRenderer.sentence($0.abstract), columns: columns)
-        }.joined() + "\n" + HelpRenderer.wrap("'subs commands --json' prints the whole command line as one JSON document.",
-                                               indent: 0, columns: columns)
     }
 }
