@@ -97,7 +97,7 @@ _subs() {
 
     case $command in
         "") _subs_add_words 'check grant revoke history renew-count find store serve commands completion help' ;;
-        store) _subs_add_words 'init validate' ;;
+        store) _subs_add_words 'init validate compact' ;;
         check)
             if ((npos >= 0)); then _subs_add_ids customers; fi
             ;;

@@ -74,13 +74,14 @@ complete -c subs -n '__subs_at ""' -a revoke -d 'Revoke the manual grants of an 
 complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to customers, in time order'
 complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscriptions renewed'
 complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
-complete -c subs -n '__subs_at ""' -a store -d 'Create or validate the store'
+complete -c subs -n '__subs_at ""' -a store -d 'Create, validate or compact the store'
 complete -c subs -n '__subs_at ""' -a serve -d 'Serve the local store over the subs REST API'
 complete -c subs -n '__subs_at ""' -a commands -d 'Describe the whole command line: with --json, as one JSON document'
 complete -c subs -n '__subs_at ""' -a completion -d 'Print the shell completion script'
 complete -c subs -n '__subs_at ""' -a help -d 'Show help; same as COMMAND --help'
 complete -c subs -n '__subs_at store 0 0' -a init -d 'Create a new store at the store path'
 complete -c subs -n '__subs_at store 0 0' -a validate -d 'Check the whole store and list every problem with its path'
+complete -c subs -n '__subs_at store 0 0' -a compact -d 'Fold the journal into the store file (before editing the store by hand)'
 
 # Global options, valid before and after the command.
 complete -c subs -l store -r -F -d 'The local JSON store'

@@ -24,12 +24,13 @@ public struct LocalStore {
     /// that id or alias. Throws when the store is missing or invalid.
     public func read(_ ids: [ID]) throws -> (catalog: Catalog, records: [CustomerRecord?]) {
         // Many customers: decode them on another core while the scan goes on.
-        let store = try ScannedStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
+        let store = try JournaledStore.scan(path: path, ids: ids, decodeEarly: ids.count >= 64)
         // Everything decoded below comes from the mapping: a store changed meanwhile is refused.
-        return try store.file.reading { try read(ids, in: store) }
+        return try store.store.file.reading { try read(ids, in: store) }
     }
 
-    private func read(_ ids: [ID], in store: ScannedStore) throws -> (catalog: Catalog, records: [CustomerRecord?]) {
+    private func read(_ ids: [ID], in journaled: JournaledStore) throws -> (catalog: Catalog, records: [CustomerRecord?]) {
+        let store = journaled.store
         let early = store.index.early?.finish() ?? [:]
         var problems = store.topLevelProblems()
         var decoder = RecordDecoder()
@@ -39,24 +40,25 @@ public struct LocalStore {
 
         // Which customer each id names (a customer named twice, by id and alias, is read once),
         // then each of them decoded — on all cores when there are many.
-        var spans: [CustomerSpan] = []
-        var slot: [Int: Int] = [:]   // key offset → index in spans
+        var customers: [LocatedCustomer] = []
+        var slot: [Int: Int] = [:]   // key offset (negative: in the journal) → index in customers
         var slots: [Int?] = []
         for (i, id) in ids.enumerated() {
-            guard let span = try store.customerSpan(forRequest: i, id: id) else {
+            guard let customer = try journaled.customer(forRequest: i, id: id) else {
                 slots.append(nil)
                 continue
             }
-            if slot[span.keyOffset] == nil {
-                slot[span.keyOffset] = spans.count
-                spans.append(span)
+            let key = customer.inJournal ? -1 - customer.span.keyOffset : customer.span.keyOffset
+            if slot[key] == nil {
+                slot[key] = customers.count
+                customers.append(customer)
             }
-            slots.append(slot[span.keyOffset])
+            slots.append(slot[key])
         }
-        let decoded = try spans.concurrentMap { span -> CustomerRecord in
-            if let record = early[span.keyOffset] { return record }
+        let decoded = try customers.concurrentMap { customer -> CustomerRecord in
+            if !customer.inJournal, let record = early[customer.span.keyOffset] { return record }
             var customerDecoder = RecordDecoder()
-            let record = try store.customer(span, catalog: catalog, into: &customerDecoder)
+            let record = try journaled.record(customer, catalog: catalog, into: &customerDecoder)
             guard customerDecoder.problems.isEmpty, let record else {
                 throw StoreError.invalid(path: path, problems: customerDecoder.problems)
             }
@@ -70,25 +72,26 @@ public struct LocalStore {
     /// record exactly as stored (unknown fields included) and the catalog as stored — both
     /// checked like every read. nil when no customer has that id or alias.
     public func storedRecord(_ id: ID) throws -> StoredRecord? {
-        let store = try ScannedStore.scan(path: path, ids: [id])
+        let journaled = try JournaledStore.scan(path: path, ids: [id])
+        let store = journaled.store
         return try store.file.reading { () throws -> StoredRecord? in
-            let read = try read([id], in: store)
-            guard read.records.first ?? nil != nil, let span = try store.customerSpan(forRequest: 0, id: id),
+            let read = try read([id], in: journaled)
+            guard read.records.first ?? nil != nil, let customer = try journaled.customer(forRequest: 0, id: id),
                   let products = store.index.products else { return nil }
-            return StoredRecord(id: span.id, record: try store.value(span.range), products: try store.value(products))
+            return StoredRecord(id: customer.id, record: try journaled.value(customer), products: try store.value(products))
         }
     }
 
     /// Every customer id, in store order (shell completion). The store must be valid JSON.
     public func customerIds() throws -> [ID] {
-        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
-        return try store.file.reading { store.index.all.map(\.id) }
+        let store = try JournaledStore.scan(path: path, ids: [], collectAll: true)
+        return try store.store.file.reading { store.all.map(\.id) }
     }
 
     /// Ids, then aliases, in store order: one scan (only a USER not found pays for it).
     public func customerNames() throws -> [ID] {
-        let store = try ScannedStore.scan(path: path, ids: [], collectAll: true)
-        return try store.file.reading { store.index.all.map(\.id) + store.index.allAliases.map(\.alias) }
+        let store = try JournaledStore.scan(path: path, ids: [], collectAll: true)
+        return try store.store.file.reading { store.all.map(\.id) + store.allAliases }
     }
 }
 
@@ -102,7 +105,8 @@ extension LocalStore {
     /// told the new file's identity just before it is renamed in.
     func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
-        try StoreWriter(path: path, lockTimeout: lockTimeout).applyEachReporting(requests, now: now, willCommit: willCommit)
+        // serve folds the journal itself, off the request path (`compactIfPastBound`).
+        try StoreWriter(path: path, lockTimeout: lockTimeout, compactsInline: false).applyEachReporting(requests, now: now, willCommit: willCommit)
     }
 
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.

@@ -28,6 +28,8 @@ final class ServedAnswerTests: XCTestCase {
 
     private func write(_ text: String) throws {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        // A new store file: the journal of the one it replaces goes with it.
+        try? FileManager.default.removeItem(atPath: path + ".journal")
     }
 
     private func api() -> SubsAPI {
@@ -156,9 +158,39 @@ final class ServedAnswerTests: XCTestCase {
     }
 
     /// Another program (`subs grant` beside the server) renames a new version in.
+    /// Another program's grant that changes the store file itself: a grant (to the journal),
+    /// then the journal folded into a new store file, as a compaction by another process does.
     private func outsideGrant(_ id: String, reason: String = "outside") throws {
+        try outsideJournalGrant(id, reason: reason)
+        _ = try LocalStore(path: path).compact()
+    }
+
+    /// Another program's grant, appended to the journal only (the store file stays as it is).
+    private func outsideJournalGrant(_ id: String, reason: String = "outside") throws {
         _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: reason, actor: "x",
                                                    createMissing: false), to: [ID(id)], now: now, dryRun: false)
+    }
+
+    func testAGrantAnotherProgramAppendsToTheJournalIsAnsweredAtOnceWithoutAScan() throws {
+        try write(DemoStore.json)
+        let api = api()
+        try api.prepare()
+        let before = try oldAnswer("trent")
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), before)
+        try outsideJournalGrant("trent")
+        let after = try oldAnswer("trent")
+        XCTAssertNotEqual(before, after)
+        // Not from what the server read of the journal before: it grew since.
+        XCTAssertNil(api.answerWithoutWaiting(get("trent")), "answered without the journal's new line")
+        XCTAssertEqual(try JSON.parse(api.handle(get("trent")).body), after)
+        XCTAssertEqual(try JSON.parse(try XCTUnwrap(api.answerWithoutWaiting(get("trent"))).body), after)
+        // Read by alias too, and no scan of the store for any of it.
+        XCTAssertEqual(try JSON.parse(api.handle(get("alice-android")).body)["customer"]?["id"], .string("alice"))
+        XCTAssertEqual(api.served.scans, 1)
+        // A fold by another program: the store file changes, its journal empties; same answers.
+        _ = try LocalStore(path: path).compact()
+        XCTAssertEqual(try JSON.parse(api.handle(get("trent")).body), after)
+        try assertAnswersMatchTheOldPath(try LocalStore(path: path).customerIds().strings + ["alice-android"])
     }
 
     /// Waits (at most 10 s) until `condition` holds.

@@ -119,6 +119,8 @@ final class ServedSearchTests: XCTestCase {
                 // and a new matching customer is added (at the end, as subs adds them).
                 _ = try LocalStore(path: path).apply(.grant(entitlement: "premium", expirationDate: nil, reason: "x", actor: nil,
                                                            createMissing: false), to: ["c1", "c9"], now: now, dryRun: false)
+                // Edited by hand next: the journal folded in first, as the man page says.
+                _ = try LocalStore(path: path).compact()
                 var text = try String(contentsOfFile: path, encoding: .utf8)
                 text = String(text.dropLast(2)) + ",\n" + customer(12) + "}}"
                 try text.write(toFile: path, atomically: true, encoding: .utf8)

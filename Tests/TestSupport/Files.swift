@@ -21,10 +21,12 @@ public final class TempDir {
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    /// Writes `text` to `name` in this directory and returns its path.
+    /// Writes `text` to `name` in this directory and returns its path. A file written anew is a
+    /// new store: the journal of the one it replaces (STORE.journal) goes with it.
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
         let file = path + "/" + name
+        try? FileManager.default.removeItem(atPath: file + ".journal")
         _ = FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
         return file
     }
@@ -32,6 +34,7 @@ public final class TempDir {
     @discardableResult
     public func write(_ name: String, bytes: [UInt8]) -> String {
         let file = path + "/" + name
+        try? FileManager.default.removeItem(atPath: file + ".journal")
         _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         return file
     }

@@ -22,6 +22,7 @@ extension CommandLineSpec {
             FindCommand.spec,
             StoreInitCommand.spec,
             StoreValidateCommand.spec,
+            StoreCompactCommand.spec,
             ServeCommand.spec,
             CommandsCommand.spec,
             CompletionCommand.spec,
@@ -29,6 +30,6 @@ extension CommandLineSpec {
             CompleteCommand.spec,
         ],
         groups: [
-            CommandGroup(name: "store", abstract: "Create or validate the store", commands: [.storeInit, .storeValidate]),
+            CommandGroup(name: "store", abstract: "Create, validate or compact the store", commands: [.storeInit, .storeValidate, .storeCompact]),
         ])
 }

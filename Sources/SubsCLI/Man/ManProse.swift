@@ -285,6 +285,12 @@ enum ManProse {
         ("STORE.lock", "Sidecar lock file next to the store (next to its target when the store path is a symbolic link), held by every write except --dry-run; created with mode 0600 and opened for writing, since whoever can open it can hold it and stop every write. "
             + "One owned by a user other than the one running subs, root or the store's owner is refused (exit status {exit:permission}), and so is a symbolic link; one of the running user's that others may open is narrowed to 0600 (0660 when its group may read and write it). "
             + "Writers of one group share a store through a lock file root makes for them: install -o root -g GROUP -m 660 /dev/null STORE.lock. A failed write removes a lock file it created itself."),
+        ("STORE.journal", "The write-ahead journal beside the store: every grant and revoke appends one checksummed line per changed customer "
+            + "(its whole record after the change) with one fdatasync, and leaves the store file as it is; every reader applies it. "
+            + "Once it passes 1% of the store (at least 64 KiB, at most 16 MiB) the writer folds it into a new store file (subs store compact does it on demand). "
+            + "A last line cut short by a crash is dropped (store validate says so); a damaged line before it is exit status {exit:data} with its line number. "
+            + "It names the version of the store it applies to: run subs store compact before editing or replacing the store by hand, "
+            + "or every command stops with exit status {exit:data} and says what to do. Created with the store's mode without execute bits."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
         ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
     ]

@@ -46,6 +46,20 @@ package final class MappedFile {
         try self.init(opened: copy, path: path, regularOnly: true)
     }
 
+    /// Bytes held in memory as if they were a file (the journal's changes, read as a small
+    /// store of their own): nothing is open, nothing can change under them.
+    init(holding contents: [UInt8], path: String) {
+        self.path = path
+        opened = stat()
+        mode = 0o600
+        owner = geteuid()
+        group = getegid()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(contents.count, 1), alignment: 16)
+        contents.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        streamed = buffer
+        bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<contents.count])
+    }
+
     /// Maps the file open on `fd`, which becomes this object's (closed with it, or at once on a failure).
     private init(opened fd: Int32, path: String, regularOnly: Bool) throws {
         self.path = path

@@ -40,6 +40,17 @@ package struct ScannedStore {
         return ScannedStore(path: path, file: file, index: visitor)
     }
 
+    /// Scans bytes held in memory (the journal's customers, as a small store of their own).
+    static func scan(held file: MappedFile, ids: [ID], collectAll: Bool = false) throws -> ScannedStore {
+        var visitor = StoreIndexVisitor(buffer: file.bytes, requested: RequestedIds(ids), collectAll: collectAll)
+        do {
+            try JSON.scan(file.bytes, visitor: &visitor)
+        } catch let error as JSONError {
+            throw StoreError.syntax(path: file.path, error: error)
+        }
+        return ScannedStore(path: file.path, file: file, index: visitor)
+    }
+
     /// Problems with the top level: root object, schemaVersion 1, products and customers objects.
     func topLevelProblems() -> [StoreProblem] {
         guard index.rootIsObject else {

@@ -14,6 +14,8 @@ package final class GroupCommit: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Job] = []
     private var committing = false
+    /// A fold of the journal is under way on its own thread.
+    private var compacting = false
     /// Writes made so far (one per batch); the tests read it.
     private(set) var batches = 0
 
@@ -49,6 +51,7 @@ package final class GroupCommit: @unchecked Sendable {
             if batch.isEmpty {
                 committing = false
                 lock.unlock()
+                compactIfPastBound()
                 break
             }
             batches += 1
@@ -65,12 +68,32 @@ package final class GroupCommit: @unchecked Sendable {
                 results = batch.map { _ in .failure(error) }
             }
             served.endWrite(report)
+            served.journalWritten()
             for (waiting, result) in zip(batch, results) {
                 waiting.result = result
                 if waiting !== job { waiting.done.signal() }
             }
         }
         return job.result!
+    }
+
+    /// Past the journal's bound, folds it on a thread of its own: the POST that found it past
+    /// was answered already, and GETs keep answering from the version and the journal until the
+    /// new store is in place (its index derived from the fold's edits, no scan).
+    private func compactIfPastBound() {
+        guard store.journalPastBound else { return }
+        guard lock.withLock({ () -> Bool in
+            if compacting { return false }
+            compacting = true
+            return true
+        }) else { return }
+        let thread = Thread { [self] in
+            let report = try? store.compactReporting(willCommit: { [served] in served.willCommit($0) })
+            served.endWrite(report ?? nil)
+            lock.withLock { compacting = false }
+        }
+        thread.name = "subs-journal-fold"
+        thread.start()
     }
 
     /// Requests sent together arrive over a few milliseconds: the first one waits until none

@@ -10,9 +10,11 @@
 //   answers at once, checking each record it reads; a thread of its own then checks the records
 //   whose bytes changed (the others keep their check) and the complete version takes over.
 // The version serving keeps its file open, so an answer never mixes two versions.
-// What is compared is `DiskState`: today the store file's identity; the journal (SPEC section 5)
-// joins it as a second member (its identity and size), so that a line appended by another writer
-// is a change like a rename.
+// What is compared is `DiskState`: the store file's identity and the journal's (device, inode,
+// size), so that a line appended by serve or another writer is a change like a rename: the
+// journal (small by construction) is read again and applied over the version (`ServedJournal`);
+// the store is scanned again only when the store file itself changed (a compaction by another
+// process, a write by an older subs).
 // Decisions: a path that is not a regular file any more (a FIFO, a directory, gone) is never
 // answered from the old version — such GETs take the waiting path, which says what stands there,
 // as before; a version whose scan failed is said for as long as it is the file at the path.
@@ -25,18 +27,21 @@ import SubsJSON
 import SubsSystem
 import SubsModel
 
-/// What the served version must match to answer: the store file as it is on disk. (The
-/// journal's identity and size join it when the journal comes: a grown journal is a change.)
+/// What the served version and journal must match to answer: the store file and its journal
+/// as they are on disk.
 struct DiskState: Equatable {
     var store: FileIdentity
+    var journal: JournalDiskState?
 
-    /// The state at `path` now (one stat); throws the store's error when there is no file.
+    /// The state at `path` now (two stats); throws the store's error when there is no file.
     init(path: String) throws {
         store = try FileIdentity(path: path)
+        journal = JournalDiskState.at(storePath: path)
     }
 
-    init(store: FileIdentity) {
+    init(store: FileIdentity, journal: JournalDiskState?) {
         self.store = store
+        self.journal = journal
     }
 }
 
@@ -46,6 +51,8 @@ public final class ServedStore: @unchecked Sendable {
     /// never held during a scan or a check.
     private let state = NSCondition()
     private var version: StoreVersion?
+    /// The journal applied to `version` (read again when the one on disk is another).
+    private var journal = ServedJournal.none
     /// The newest version whose records were all checked: a new version keeps its checks for
     /// the records that did not change.
     private var lastChecked: StoreVersion?
@@ -74,7 +81,9 @@ public final class ServedStore: @unchecked Sendable {
     /// Scans and checks the store now (at start, so that a store that cannot be served is said at once).
     public func prepare() throws {
         let complete = try StoreVersion.scan(path: path)
+        let read = try ServedJournal.load(storePath: path, version: complete)
         state.withLock {
+            journal = read
             scans += 1
             version = complete
             lastChecked = complete
@@ -97,12 +106,13 @@ public final class ServedStore: @unchecked Sendable {
     package func customerWithoutWaiting(_ id: ID) -> Lookup {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .wait }
-        let onDisk = DiskState(store: FileIdentity(info))
-        guard let version = state.withLock({ version }), DiskState(store: version.identity) == onDisk,
+        let onDisk = DiskState(store: FileIdentity(info), journal: JournalDiskState.at(storePath: path))
+        let (seen, journal) = state.withLock { (version, self.journal) }
+        guard let version = seen, version.identity == onDisk.store, journal.isCurrent(onDisk.journal, for: version),
               version.isChecked else { return .wait }
         do {
-            guard let i = try version.customerIndex(id, path: path) else { return .notFound }
-            return .found(try version.customer(i, path: path))
+            guard let found = try journal.customer(id, in: version, path: path) else { return .notFound }
+            return .found(try journal.stored(found, in: version, path: path))
         } catch let error as StoreError where error.isChangedWhileReading {
             return .wait
         } catch {
@@ -113,21 +123,21 @@ public final class ServedStore: @unchecked Sendable {
     /// The customer `id` names (id, else an alias of exactly one customer) as stored; nil when
     /// none. Waits for the version of the file on disk. Throws the store's errors.
     package func customer(_ id: ID) throws -> StoredCustomer? {
-        let version = try current()
+        let (version, journal) = try current()
         do {
-            return try version.customerIndex(id, path: path).map { try version.customer($0, path: path) }
+            return try journal.customer(id, in: version, path: path).map { try journal.stored($0, in: version, path: path) }
         } catch let error as StoreError where error.isChangedWhileReading {
             // Rewritten in place under our read: read the new version once more.
-            let version = try current(notAgain: version)
-            return try version.customerIndex(id, path: path).map { try version.customer($0, path: path) }
+            let (version, journal) = try current(notAgain: version)
+            return try journal.customer(id, in: version, path: path).map { try journal.stored($0, in: version, path: path) }
         }
     }
 
     /// The id of the customer `id` names (itself, or the owner of that alias); nil when none.
     /// Spellings of one customer (an alias, the id) have one canonical id.
     public func canonicalId(_ id: ID) throws -> ID? {
-        let version = try current()
-        return try version.customerIndex(id, path: path).map { version.ids[$0] }
+        let (version, journal) = try current()
+        return try journal.customer(id, in: version, path: path).map { journal.id(of: $0, in: version) }
     }
 
     /// A write of the server is about to rename `written` over the store: a request that finds
@@ -158,15 +168,35 @@ public final class ServedStore: @unchecked Sendable {
         }
     }
 
+    /// A write of the server appended to the journal: read it now for the version serving, so
+    /// that the next GET answers from it without waiting (the journal is small).
+    func journalWritten() {
+        state.withLock {
+            guard let version, let read = try? ServedJournal.load(storePath: path, version: version) else { return }
+            journal = read
+        }
+    }
+
     /// The version of the file on disk now: indexed again when it changed (by this request, or
     /// by the one already scanning it, whose scan it waits for). `notAgain`: a version found
     /// stale though its identity matched (rewritten in place within the clock's tick): scanned again.
-    private func current(notAgain stale: StoreVersion? = nil) throws -> StoreVersion {
+    private func current(notAgain stale: StoreVersion? = nil) throws -> (StoreVersion, ServedJournal) {
         state.lock()
         defer { state.unlock() }
         while true {
             let onDisk = try DiskState(path: path)
-            if let version, DiskState(store: version.identity) == onDisk, version !== stale { return version }
+            if let version, version.identity == onDisk.store, version !== stale {
+                if journal.isCurrent(onDisk.journal, for: version) { return (version, journal) }
+                // The journal changed (an append, a cut, a compaction's new journal): read again.
+                // Small by construction; read under the lock so that requests share one read.
+                let read = try ServedJournal.load(storePath: path, version: version)
+                // A compaction renames the new store in before its fresh journal: a journal read
+                // after the store changed may be the new store's. Then the store is indexed first.
+                guard (try DiskState(path: path)).store == version.identity else { continue }
+                journal = read
+                if read.disk != onDisk.journal { continue }
+                return (version, journal)
+            }
             if let failed, failed.identity == onDisk.store { throw failed.error }
             if indexing || ownWrite == onDisk.store {
                 // The scan under way, or the server's own write, makes the version asked for.
@@ -188,7 +218,7 @@ public final class ServedStore: @unchecked Sendable {
             case .success(let fresh):
                 // Unless the server's own write derived a version meanwhile that is still the
                 // file on disk (then it is at least as new).
-                if version === seen || version.map({ (try? DiskState(path: path)) != DiskState(store: $0.identity) }) ?? true {
+                if version === seen || version.map({ (try? DiskState(path: path))?.store != $0.identity }) ?? true {
                     version = fresh
                     failed = nil
                     startChecking()

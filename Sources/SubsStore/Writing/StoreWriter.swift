@@ -1,6 +1,8 @@
-// grant/revoke on the local store (SPEC section 5): under the lock, read and validate, change
-// only the target customer records, splice their new bytes into an otherwise unchanged copy of
-// the store, and put the copy in place atomically. Batches are one write: all or nothing.
+// grant/revoke on the local store (SPEC section 5 rev. 4): under the lock, read the store with its
+// journal applied, validate what changes, and append each changed customer's new record (its
+// after-image) to the journal — one group commit, one fdatasync; the store file is not rewritten.
+// Batches are one group: all or nothing. Past the journal's bound the writer folds it into a new
+// store file (`Compaction`: the crash-safe rewrite, spliced as a change was before the journal).
 
 import SubsJSON
 import SubsModel
@@ -15,6 +17,10 @@ struct StoreWriter {
     /// Test hook: where the write pauses (nil: nowhere).
     var pause: WritePause? = nil
 
+    /// Fold the journal into the store once it passes its bound, right after the change is on
+    /// disk (the command line); serve folds it off the request path instead (false).
+    var compactsInline = true
+
     func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         // Said before the lock is taken or the store read.
         if let refusal = StoreWriter.expirationRefusal(change, now: now) { throw refusal }
@@ -23,31 +29,41 @@ struct StoreWriter {
         let path = try StoreFiles.resolvedPath(self.path)
         try requireStore(at: path)
         // A dry run only reads: no lock, no file created.
-        if dryRun { return try write(change, to: ids, at: path, now: now, dryRun: true) }
+        if dryRun {
+            let store = try JournaledStore.scan(path: path, ids: ids)
+            return try store.store.file.reading { try changed(change, to: ids, in: store, now: now).result }
+        }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
-            try write(change, to: ids, at: path, now: now, dryRun: false)
+            try journaled(ids, at: path, now: now) { store in
+                let made = try changed(change, to: ids, in: store, now: now)
+                return (made.result, made.lines)
+            }
         }
     }
 
     /// One write for several requests that succeed or fail each on its own (the server commits
-    /// the POSTs waiting together): the ones that succeed are committed in one rewrite, in
+    /// the POSTs waiting together): the ones that succeed are committed in one group, in
     /// request order (two changes to one customer both apply).
     func applyEach(_ requests: [ChangeRequest], now: Instant) throws -> [Result<StoredRecord, ChangeError>] {
         try applyEachReporting(requests, now: now).results
     }
 
-    /// `applyEach`, with what the write did (nil when nothing was written): the server updates
-    /// its index from it instead of scanning the new version.
-    /// `willCommit` is told the new version's identity just before it is renamed in.
+    /// `applyEach`, with what a compaction made inline did to the store file (nil when none):
+    /// the server derives its new version from it instead of scanning the new file.
+    /// `willCommit` is told the new file's identity just before it is renamed in.
     func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         let path = try StoreFiles.resolvedPath(self.path)
         try requireStore(at: path)
-        let ids = Array(Set(requests.map(\.id)))
+        var unique: [ID] = []
+        var seen: Set<ID> = []
+        for request in requests where seen.insert(request.id).inserted { unique.append(request.id) }
         return try StoreFiles.withLock(storePath: path, timeout: lockTimeout) {
-            try scanned(ids, at: path, dryRun: false) { store, temp in
-                try rewriteEach(requests, ids: ids, in: store, temp: temp, now: now, willCommit: willCommit)
+            let (results, report) = try journaledReporting(unique, at: path, now: now) { store in
+                try changedEach(requests, ids: unique, in: store, now: now)
             }
+            _ = willCommit
+            return (results, report)
         }
     }
 
@@ -60,80 +76,138 @@ struct StoreWriter {
         if errno == ENOENT || errno == ENOTDIR { throw StoreError.missing(path: path) }
     }
 
-    private func write(_ change: CustomerChange, to ids: [ID], at path: String, now: Instant,
-                       dryRun: Bool) throws -> ChangeResult {
-        try scanned(ids, at: path, dryRun: dryRun) { store, temp in
-            try rewrite(change, to: ids, in: store, temp: temp, now: now)
-        }
+    /// A new record for a customer, as a journal line will say it.
+    struct AfterImage {
+        var id: ID
+        var record: JSONValue
+        /// What the change did (compact JSON), for a person reading the journal.
+        var op: String
     }
 
-    /// Scans the store for `ids` (copying its unchanged front into a new temporary file unless
-    /// `dryRun`) and runs `body` on it.
-    private func scanned<T>(_ ids: [ID], at path: String, dryRun: Bool,
-                            _ body: (ScannedStore, TemporaryFile?) throws -> T) throws -> T {
-        // The new version goes to a temporary file; what comes before the first customer
-        // changed is copied into it while the scan runs. Any refusal below discards it.
-        var temp: TemporaryFile?
-        // Whatever fails, the temporary file goes now: not when its last reference does, which
-        // may be the copying thread's, after the process has exited.
-        do {
-            // Under the lock only a regular file is opened: a FIFO put at the path would make the
-            // open wait, holding every other writer's lock, with no deadline.
-            let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: !dryRun, copyPrefix: dryRun ? nil : { mapped in
-                StoreFiles.removeStaleTemporaries(beside: path)
-                let file = try TemporaryFile(beside: path, mode: mapped.mode, owner: (mapped.owner, mapped.group), pause: pause)
-                temp = file
-                return PrefixCopier(file: mapped, temp: file)
-            })
-            defer { _ = try? store.index.prefix?.finish() }
-            // Everything below reads the mapping: a store changed meanwhile is refused.
-            return try store.file.reading { try body(store, temp) }
-        } catch {
-            temp?.discard()
-            throw error
-        }
+    /// Under the lock: reads the store with its journal (cutting a torn tail, dropping a folded
+    /// marker of a version that never took the store's place, starting a fresh journal for a
+    /// store the journal was folded into), runs `body`, appends its after-images as one group
+    /// commit (one fdatasync), then folds the journal once it passes its bound.
+    private func journaled<T>(_ ids: [ID], at path: String, now: Instant,
+                              _ body: (JournaledStore) throws -> (T, [AfterImage])) throws -> T {
+        try journaledReporting(ids, at: path, now: now, body).0
     }
 
-    private func rewrite(_ change: CustomerChange, to ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
-                         now: Instant) throws -> ChangeResult {
-        let copied = try store.index.prefix?.finish() ?? 0
-        let catalog = try checkedCatalog(of: store)
+    private func journaledReporting<T>(_ ids: [ID], at path: String, now: Instant,
+                                       _ body: (JournaledStore) throws -> (T, [AfterImage])) throws -> (T, CommitReport?) {
+        StoreFiles.removeStaleTemporaries(beside: path)
+        var journal = try JournalFile.open(storePath: path, writable: true)
+        // Under the lock only a regular file is opened: a FIFO put at the path would make the
+        // open wait, holding every other writer's lock, with no deadline.
+        let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: true)
+        let (value, images, stamp, mode) = try store.file.reading { () throws -> (T, [AfterImage], StoreStamp, (mode_t, uid_t, gid_t)) in
+            guard let fd = store.file.duplicateDescriptor() else { throw store.file.changedError }
+            defer { close(fd) }
+            let stamp = try StoreStamp(fd: fd, path: path)
+            let contents = try journal?.contents()
+            var overlay = JournalOverlay()
+            overlay.journalPath = journal?.path
+            if let contents, let entries = Optional(try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path,
+                                                                              journalPath: JournalFile.path(forStore: path))) {
+                overlay.apply(entries)
+            }
+            let view: JournaledStore
+            if overlay.isEmpty {
+                view = JournaledStore(store: store, overlay: overlay, journal: nil)
+            } else {
+                let held = MappedFile(holding: overlay.document, path: overlay.journalPath ?? path)
+                view = JournaledStore(store: store, overlay: overlay, journal: try ScannedStore.scan(held: held, ids: ids))
+            }
+            let (value, images) = try body(view)
+            guard !images.isEmpty else { return (value, images, stamp, (store.file.mode, store.file.owner, store.file.group)) }
+            // The journal this group joins: this store's (its torn tail or a stale folded
+            // marker cut first), or a fresh one.
+            var offset = 0
+            var sequence = 1
+            if let current = journal, let contents, contents.header == stamp, !contents.folded.contains(stamp) {
+                let keep = contents.foldedOffset ?? contents.goodLength
+                if current.state.size != keep { try current.truncate(to: keep, storePath: path) }
+                offset = keep
+                sequence = contents.nextSequence
+            } else {
+                journal = try JournalFile.create(storePath: path, for: stamp, mode: store.file.mode,
+                                                 owner: (store.file.owner, store.file.group), pause: pause)
+                offset = journal!.state.size
+            }
+            var lines: [UInt8] = []
+            for (k, image) in images.enumerated() {
+                lines += JournalContents.changeLine(seq: sequence + k, customer: image.id, at: now, op: image.op,
+                                                    record: image.record, commit: k == images.count - 1)
+            }
+            try journal!.append(lines, at: offset, storePath: path, pause: pause) {
+                // Rewritten in place or replaced by someone else since it was read: the change
+                // would apply to another version. Refused, nothing written.
+                guard store.file.isUnchanged, store.file.isStill(at: path) else { throw store.file.changedError }
+            }
+            return (value, images, stamp, (store.file.mode, store.file.owner, store.file.group))
+        }
+        _ = stamp; _ = mode
+        guard !images.isEmpty, compactsInline, let journal, journal.state.size > Compaction.bound(storeSize: Int(store.file.identity.size)) else {
+            return (value, nil)
+        }
+        // The change is on disk and acknowledged whatever the fold does: a failure to fold
+        // leaves the journal as it is, for the next write (or `store compact`) to fold.
+        store.file.releaseAll()
+        let report = try? Compaction(path: path, pause: pause).run(lockHeld: true)
+        return (value, report ?? nil)
+    }
+
+    /// grant or revoke for every customer named, or an error for all of them.
+    private func changed(_ change: CustomerChange, to ids: [ID], in store: JournaledStore, now: Instant) throws
+        -> (result: ChangeResult, lines: [AfterImage]) {
+        let catalog = try checkedCatalog(of: store.store)
 
         if let refusal = StoreWriter.entitlementRefusal(change, catalog: catalog) { throw refusal }
 
-        var edits: [Splice] = []
+        var images: [AfterImage] = []
         var changed: [ChangedCustomer] = []
         var missing: [ID] = []
         var nothingToRevoke: [ID] = []
-        var seen: Set<Int> = []
-        var created: [(id: ID, value: JSONValue)] = []
+        var seen: Set<ID> = []   // by the customer's id (bytes)
         var createdIds: Set<ID> = []   // an id named twice is created once, in O(1) per id (by its bytes)
         for (i, id) in ids.enumerated() {
-            guard let span = try store.customerSpan(forRequest: i, id: id) else {
+            guard let customer = try store.customer(forRequest: i, id: id) else {
                 guard case .grant(_, _, _, _, true) = change else { missing.append(id); continue }
                 guard createdIds.insert(id).inserted else { continue }
                 var record = CustomerRecord(id: id, firstSeen: now)
                 var value = JSONObject([("firstSeen", .string(ISODate.format(now)))])
                 let grants = applyChange(change, to: &record, json: &value, now: now)
-                created.append((id, .object(value)))
+                images.append(AfterImage(id: id, record: .object(value), op: StoreWriter.op(change, grants: grants, created: true)))
                 changed.append(ChangedCustomer(record: record, grants: grants, created: true))
                 continue
             }
-            guard seen.insert(span.keyOffset).inserted else { continue }
-            var (record, object) = try decoded(span, in: store, catalog: catalog)
+            guard seen.insert(customer.id).inserted else { continue }
+            var (record, object) = try decoded(customer, in: store, catalog: catalog)
             let grants = applyChange(change, to: &record, json: &object, now: now)
-            if grants.isEmpty { nothingToRevoke.append(span.id); continue }
+            if grants.isEmpty { nothingToRevoke.append(customer.id); continue }
             changed.append(ChangedCustomer(record: record, grants: grants, created: false))
-            edits.append(Splice.replaceValue(span.range, with: .object(object), in: store))
-            store.file.release(around: span.range)
+            images.append(AfterImage(id: customer.id, record: .object(object), op: StoreWriter.op(change, grants: grants, created: false)))
         }
         guard missing.isEmpty else { throw ChangeError.customersNotFound(missing) }
         guard nothingToRevoke.isEmpty else {
             throw ChangeError.nothingToRevoke(entitlement: change.entitlement, customers: nothingToRevoke)
         }
-        if !created.isEmpty { edits.append(try Splice.insertCustomers(created, into: store)) }
-        if let temp { _ = try commit(edits, over: store, from: copied, via: temp) }
-        return ChangeResult(catalog: catalog, customers: changed)
+        return (ChangeResult(catalog: catalog, customers: changed), images)
+    }
+
+    /// What a change did, as its journal line says it.
+    static func op(_ change: CustomerChange, grants: [Grant], created: Bool) -> String {
+        var members: [(String, JSONValue)]
+        switch change {
+        case .grant(let entitlement, _, _, _, _):
+            members = [("action", .string("grant")), ("entitlement", .string(entitlement.string)),
+                       ("grant", .string(grants.first?.id.string ?? ""))]
+        case .revoke(let entitlement, _, _):
+            members = [("action", .string("revoke")), ("entitlement", .string(entitlement.string)),
+                       ("grants", .array(grants.map { .string($0.id.string) }))]
+        }
+        if created { members.append(("created", .bool(true))) }
+        return JSONWriter.compact(.object(JSONObject(members)))
     }
 
     /// A grant that would end at or before now.
@@ -160,119 +234,84 @@ struct StoreWriter {
     }
 
     /// A customer to change: its record and its JSON object (kept to preserve unknown fields).
-    private func decoded(_ span: CustomerSpan, in store: ScannedStore,
+    private func decoded(_ customer: LocatedCustomer, in store: JournaledStore,
                          catalog: Catalog) throws -> (CustomerRecord, JSONObject) {
         var decoder = RecordDecoder()
-        let json = try store.value(span.range)
-        store.file.release(around: span.range)
-        guard let record = decoder.customer(id: span.id, json, catalog: catalog,
-                                            path: JSONPath.member("customers", span.id)),
+        let json = try store.value(customer)
+        if !customer.inJournal { store.store.file.release(around: customer.span.range) }
+        guard let record = decoder.customer(id: customer.id, json, catalog: catalog,
+                                            path: JSONPath.member("customers", customer.id)),
               decoder.problems.isEmpty, let object = json.objectValue else {
-            throw StoreError.invalid(path: store.path, problems: decoder.problems)
+            throw StoreError.invalid(path: store.store.path, problems: decoder.problems)
         }
         return (record, object)
     }
 
-    /// Writes the store with `edits` spliced in to `temp` and puts it in place; reports the
-    /// edits as written, with the new version open for reading.
-    private func commit(_ edits: [Splice], over store: ScannedStore, from copied: Int, via temp: TemporaryFile,
-                        willCommit: (FileIdentity) -> Void = { _ in }) throws -> CommitReport {
-        let edits = usesCRLF(store.bytes) ? edits.map(withCRLF) : edits
-        // What is still mapped from the scan and the reads of the customers goes before the
-        // copy, which then releases behind itself.
-        store.file.releaseAll()
-        store.file.restartRelease()
-        try Splice.write(edits, over: store.bytes, from: copied, to: temp.write,
-                         written: { store.file.release(upTo: $0) })
-        // Rewritten in place or replaced by someone else since it was read: the new
-        // version would undo their change. Refused, nothing written.
-        // The new version stays readable through this descriptor whatever is renamed over it later.
-        let written = try temp.readableCopy()
-        do {
-            try temp.commit(over: store.path) {
-                guard store.file.isUnchanged, store.file.isStill(at: store.path) else { throw store.file.changedError }
-                willCommit(written.identity)
-            }
-        } catch {
-            close(written.fd)
-            throw error
-        }
-        return CommitReport(base: store.file.identity, written: RecordFile(fd: written.fd, identity: written.identity), edits: edits)
-    }
-
-    private func rewriteEach(_ requests: [ChangeRequest], ids: [ID], in store: ScannedStore, temp: TemporaryFile?,
-                             now: Instant, willCommit: (FileIdentity) -> Void) throws
-        -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
-        let copied = try store.index.prefix?.finish() ?? 0
-        let catalog = try checkedCatalog(of: store)
-        let slot = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+    private func changedEach(_ requests: [ChangeRequest], ids: [ID], in store: JournaledStore, now: Instant) throws
+        -> ([Result<StoredRecord, ChangeError>], [AfterImage]) {
+        let catalog = try checkedCatalog(of: store.store)
+        var slot: [ID: Int] = [:]
+        for (i, id) in ids.enumerated() where slot[id] == nil { slot[id] = i }
 
         struct Working {
-            var span: CustomerSpan
+            var id: ID
             var record: CustomerRecord
             var object: JSONObject
-            var changed = false
+            var ops: [String] = []
+            var created = false
         }
-        var working: [Int: Working] = [:]   // by key offset
-        // Customers a grant with `create` made in this batch, in order; a later request of the
-        // batch that names one changes it like any other.
-        var created: [(id: ID, record: CustomerRecord, object: JSONObject)] = []
-        var createdSlot: [ID: Int] = [:]
+        // Every customer the batch changes, by its id (bytes), in the order first changed;
+        // a customer a grant with `create` made is changed like any other by a later request.
+        var working: [ID: Int] = [:]
+        var customers: [Working] = []
         var results: [Result<StoredRecord, ChangeError>] = []
-        let products = try store.storedProducts()
+        let products = try store.store.storedProducts()
         for request in requests {
             let change = request.change
             if let refusal = StoreWriter.expirationRefusal(change, now: now) ?? StoreWriter.entitlementRefusal(change, catalog: catalog) {
                 results.append(.failure(refusal)); continue
             }
-            guard let i = slot[request.id], let span = try store.customerSpan(forRequest: i, id: request.id) else {
-                let made = createdSlot[request.id]
-                guard made != nil || change.createsMissing else {
-                    results.append(.failure(.customersNotFound([request.id]))); continue
+            let id: ID
+            var createdNow = false
+            if let located = try slot[request.id].flatMap({ try store.customer(forRequest: $0, id: request.id) }) {
+                id = located.id
+                if working[id] == nil {
+                    let (record, object) = try decoded(located, in: store, catalog: catalog)
+                    working[id] = customers.count
+                    customers.append(Working(id: id, record: record, object: object))
                 }
-                var new = made.map { created[$0] }
-                    ?? (id: request.id, record: CustomerRecord(id: request.id, firstSeen: now),
-                        object: JSONObject([("firstSeen", .string(ISODate.format(now)))]))
-                let grants = applyChange(change, to: &new.record, json: &new.object, now: now)
-                guard !grants.isEmpty else {
-                    results.append(.failure(.nothingToRevoke(entitlement: change.entitlement, customers: [request.id]))); continue
-                }
-                if let made { created[made] = new } else { createdSlot[request.id] = created.count; created.append(new) }
-                results.append(.success(StoredRecord(id: request.id, record: .object(new.object), products: products,
-                                                     created: made == nil)))
-                continue
+            } else if working[request.id] != nil {
+                id = request.id
+            } else {
+                guard change.createsMissing else { results.append(.failure(.customersNotFound([request.id]))); continue }
+                id = request.id
+                createdNow = true
+                working[id] = customers.count
+                customers.append(Working(id: id, record: CustomerRecord(id: id, firstSeen: now),
+                                         object: JSONObject([("firstSeen", .string(ISODate.format(now)))]), created: true))
             }
-            if working[span.keyOffset] == nil {
-                let (record, object) = try decoded(span, in: store, catalog: catalog)
-                working[span.keyOffset] = Working(span: span, record: record, object: object)
-            }
-            var customer = working[span.keyOffset]!
+            let k = working[id]!
+            var customer = customers[k]
             let grants = applyChange(change, to: &customer.record, json: &customer.object, now: now)
             guard !grants.isEmpty else {
-                results.append(.failure(.nothingToRevoke(entitlement: change.entitlement, customers: [span.id]))); continue
+                if createdNow { working[id] = nil; customers.removeLast() }
+                results.append(.failure(.nothingToRevoke(entitlement: change.entitlement, customers: [id]))); continue
             }
-            customer.changed = true
-            working[span.keyOffset] = customer
+            customer.ops.append(StoreWriter.op(change, grants: grants, created: createdNow))
+            customers[k] = customer
             // Each answer shows the record as its own change left it (a later one in the batch
             // may change the same customer again).
-            results.append(.success(StoredRecord(id: span.id, record: .object(customer.object), products: products)))
+            results.append(.success(StoredRecord(id: id, record: .object(customer.object), products: products, created: createdNow)))
         }
-        var edits = working.values.filter(\.changed).map { customer in
-            defer { store.file.release(around: customer.span.range) }
-            return Splice.replaceValue(customer.span.range, with: .object(customer.object), in: store)
+        let images = customers.filter { !$0.ops.isEmpty }.map { customer in
+            AfterImage(id: customer.id, record: .object(customer.object),
+                       op: customer.ops.count == 1 ? customer.ops[0] : "[" + customer.ops.joined(separator: ",") + "]")
         }
-        if !created.isEmpty { edits.append(try Splice.insertCustomers(created.map { ($0.id, .object($0.object)) }, into: store)) }
-        var report: CommitReport?
-        if let temp {
-            if edits.isEmpty { temp.discard() } else {
-                report = try commit(edits, over: store, from: copied, via: temp, willCommit: willCommit)
-            }
-        }
-        return (results, report)
+        return (results, images)
     }
 
     /// Whether the store ends its lines with CRLF (its first line break tells).
-    private func usesCRLF(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func usesCRLF(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress, let lf = memchr(base, 0x0A, bytes.count) else { return false }
         let offset = UnsafeRawPointer(lf) - base
         return offset > 0 && bytes[offset - 1] == 0x0D
@@ -280,7 +319,7 @@ struct StoreWriter {
 
     /// The edit with its line breaks written as CRLF, like the rest of the store. (A bare LF
     /// in serialised JSON is always a line break: inside strings it is escaped.)
-    private func withCRLF(_ edit: Splice) -> Splice {
+    static func withCRLF(_ edit: Splice) -> Splice {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(edit.bytes.count + edit.bytes.count / 16)
         for (i, byte) in edit.bytes.enumerated() {

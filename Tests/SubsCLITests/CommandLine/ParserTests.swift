@@ -132,9 +132,9 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(try invocation(["store", "--json", "validate"]).global.format, .json)
 
         let alone = usageError(["store"])
-        XCTAssertEqual(alone?.message, "store: missing subcommand: init or validate")
+        XCTAssertEqual(alone?.message, "store: missing subcommand: init or validate or compact")
         let unknown = usageError(["store", "inti"])
-        XCTAssertEqual(unknown?.message, "store: unknown subcommand 'inti' (use init or validate)")
+        XCTAssertEqual(unknown?.message, "store: unknown subcommand 'inti' (use init or validate or compact)")
         XCTAssertEqual(unknown?.suggestion, "store init")
         XCTAssertEqual(usageError(["store", "validate", "extra"])?.message, "store validate: too many arguments")
         XCTAssertEqual(usageError(["store", "validate", "--demo"])?.message, "unknown option '--demo'")

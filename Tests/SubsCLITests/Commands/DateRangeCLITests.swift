@@ -19,7 +19,8 @@ final class DateRangeCLITests: XCTestCase {
         runCLI(["--store", store] + args, env: ["USER": "tester"], terminal: terminal, now: now)
     }
 
-    private func storeText() -> String { try! String(contentsOfFile: store, encoding: .utf8) }
+    /// The store as readers see it (its journal folded in).
+    private func storeText() -> String { StoreView.foldedText(store) }
 
     /// The refusal: status, one `subs: error:` line naming `mention`, no year-10000 date anywhere,
     /// and the store as it was.

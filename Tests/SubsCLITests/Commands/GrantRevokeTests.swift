@@ -18,7 +18,8 @@ final class GrantRevokeTests: XCTestCase {
         runCLI(["--store", store] + args, env: ["USER": "tester"].merging(env) { $1 }, stdin: stdin, now: now)
     }
 
-    func storeBytes() -> [UInt8] { Array(try! Data(contentsOf: URL(fileURLWithPath: store))) }
+    /// The store as readers see it (its journal folded in).
+    func storeBytes() -> [UInt8] { StoreView.folded(store) }
 
     func testGrantChangesOnlyTheTargetCustomersBytes() throws {
         let before = storeBytes()

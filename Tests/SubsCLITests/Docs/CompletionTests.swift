@@ -135,7 +135,7 @@ final class CompletionTests: XCTestCase {
         let zsh = try requireTool("zsh")
         func zshOffers(_ words: [String]) throws -> [String] { try self.zshOffers(zsh, words) }
         XCTAssertEqual(try zshOffers(["subs", ""]), CompletionModel(.subs).topWords.map(\.word).sorted())
-        XCTAssertEqual(try zshOffers(["subs", "--json", "store", ""]), ["init", "validate"])
+        XCTAssertEqual(try zshOffers(["subs", "--json", "store", ""]), ["compact", "init", "validate"])
         XCTAssertEqual(try zshOffers(["subs", "--format", ""]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try zshOffers(["subs", "check", "--format=j"]), ["csv", "json", "jsonl", "table", "tsv"])
         XCTAssertEqual(try zshOffers(["subs", "--store", ""]), ["<files>"])
@@ -171,7 +171,7 @@ final class CompletionTests: XCTestCase {
         XCTAssertEqual(try bashComplete(["subs", ""]), CompletionModel(.subs).topWords.map(\.word).sorted())
         XCTAssertEqual(try bashComplete(["subs", "--json", "st"]), ["store"])
         XCTAssertEqual(try bashComplete(["subs", "--store", "x.json", "st"]), ["store"], "an option's value is not the command")
-        XCTAssertEqual(try bashComplete(["subs", "store", ""]), ["init", "validate"])
+        XCTAssertEqual(try bashComplete(["subs", "store", ""]), ["compact", "init", "validate"])
         XCTAssertEqual(try bashComplete(["subs", "completion", ""]), ["bash", "fish", "zsh"])
         XCTAssertEqual(try bashComplete(["subs", "help", "h"]), ["help", "history"])
     }
@@ -295,7 +295,7 @@ final class CompletionTests: XCTestCase {
             return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted()
         }
         XCTAssertEqual(try fish("subs ch"), ["check"])
-        XCTAssertEqual(try fish("subs store "), ["init", "validate"])
+        XCTAssertEqual(try fish("subs store "), ["compact", "init", "validate"])
         XCTAssertEqual(try fish("subs check --req"), ["--require"])
         XCTAssertEqual(try fish("subs --format j"), ["json", "jsonl"])
         XCTAssertEqual(try fish("subs completion "), ["bash", "fish", "zsh"])

@@ -247,7 +247,8 @@ final class LockFileOwnerTests: XCTestCase {
     private var dir: TempDir!
     override func setUp() { dir = TempDir() }
 
-    private func bytes(_ path: String) -> Data { (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data() }
+    /// The store as readers see it (its journal folded in).
+    private func bytes(_ path: String) -> Data { Data(StoreView.folded(path)) }
 
     private func status(_ path: String) -> stat {
         var info = stat()

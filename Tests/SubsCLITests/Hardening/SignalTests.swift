@@ -12,7 +12,8 @@ final class SignalTests: XCTestCase {
         dir = TempDir()
     }
 
-    func bytes(_ path: String) -> Data { (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data() }
+    /// The store as readers see it (its journal folded in).
+    func bytes(_ path: String) -> Data { Data(StoreView.folded(path)) }
 
     func temporaries() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.contains(".tmp-") }

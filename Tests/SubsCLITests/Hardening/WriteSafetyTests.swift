@@ -15,7 +15,8 @@ final class WriteSafetyTests: XCTestCase {
         store = dir.write("store.json", TestStore.json)
     }
 
-    func bytes(_ path: String) -> Data { (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data() }
+    /// The store as readers see it (its journal folded in).
+    func bytes(_ path: String) -> Data { Data(StoreView.folded(path)) }
 
     func temporaries() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.contains(".tmp-") }
@@ -55,7 +56,9 @@ final class WriteSafetyTests: XCTestCase {
     }
 
     func testKilledAtEachStepLeavesTheOldOrTheNewStore() throws {
-        for (step, expectNew) in [("writing", false), ("syncing", false), ("renaming", false), ("renamed", true)] {
+        // A change is one append to the journal: before it (the last look at the store) nothing
+        // is written; after its fdatasync the change is there.
+        for (step, expectNew) in [("appending", false), ("appended", true)] {
             let old = bytes(store)
             let new = try expectedAfterGrant(of: "carol", from: old)
             let p = try grantProcess("carol", env: ["SUBS_TEST_PAUSE_AT": step])
@@ -67,12 +70,13 @@ final class WriteSafetyTests: XCTestCase {
             XCTAssertEqual(bytes(store), expectNew ? new : old, "killed at \(step)")
             XCTAssertEqual(try Binary.run(["--store", store, "store", "validate"]).status.rawValue, 0, step)
         }
-        // The next writer clears what a killed one left behind.
-        let killed = try grantProcess("carol", env: ["SUBS_TEST_PAUSE_AT": "syncing"])
+        // The next writer clears what a killed one left behind: a fold of the journal killed
+        // while syncing the new store leaves its temporary file.
+        let killed = try Binary.start(["--store", store, "store", "compact"], env: ["SUBS_TEST_PAUSE_AT": "syncing"])
         Thread.sleep(forTimeInterval: 0.4)
         kill(killed.processIdentifier, SIGKILL)
         killed.waitUntilExit()
-        XCTAssertEqual(temporaries().count, 1, "a writer killed while syncing leaves its temporary file")
+        XCTAssertEqual(temporaries().count, 1, "a fold killed while syncing leaves its temporary file")
         let p = try grantProcess("bob")
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
@@ -139,13 +143,34 @@ final class WriteSafetyTests: XCTestCase {
     }
 
     func testWriteFailureMidwayIsExit73AndLeavesNoTemporaryFile() throws {
+        // A journal already past 1 KiB (two changes), then a file-size limit of 1 KiB: the next
+        // change cannot be appended (EFBIG, as a full disk gives ENOSPC) and is cut back.
+        for user in ["bob", "carol"] {
+            XCTAssertEqual(try grantProcess(user).waitedStatus(), 0)
+        }
         let before = bytes(store)
-        // A file-size limit of 1 KiB: the temporary copy of the ~3 KiB store cannot be written.
+        let journal = try Data(contentsOf: URL(fileURLWithPath: store + ".journal"))
+        XCTAssertGreaterThan(journal.count, 1024)
         let result = try shell("ulimit -f 1; exec '\(Binary.url.path)' --store '\(store!)' grant alice premium --lifetime")
         XCTAssertEqual(result.status, 73, result.stderr)
         XCTAssertTrue(result.stderr.contains("cannot write store"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + ".journal")), journal, "the journal is cut back")
+        XCTAssertEqual(bytes(store), before)
+        // The fold of the journal under the same limit: the temporary copy of the ~3 KiB store
+        // cannot be written; store and journal stay as they were.
+        let fold = try shell("ulimit -f 1; exec '\(Binary.url.path)' --store '\(store!)' store compact")
+        XCTAssertEqual(fold.status, 73, fold.stderr)
+        XCTAssertTrue(fold.stderr.contains("cannot write store"), fold.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + ".journal")), journal)
         XCTAssertEqual(bytes(store), before)
         XCTAssertEqual(temporaries(), [])
+    }
+}
+
+private extension Process {
+    func waitedStatus() -> Int32 {
+        waitUntilExit()
+        return terminationStatus
     }
 }
 
@@ -154,9 +179,10 @@ extension WriteSafetyTests {
         let before = bytes(store)
         let err = Pipe()
         let process = try Binary.start(["--store", store, "grant", "alice", "premium", "--lifetime"],
-                                       env: ["SUBS_TEST_PAUSE_AT": "syncing"], stderr: err)
+                                       env: ["SUBS_TEST_PAUSE_AT": "appending"], stderr: err)
         Thread.sleep(forTimeInterval: 0.4)
-        XCTAssertEqual(temporaries().count, 1, "paused with its temporary file written")
+        XCTAssertFalse(((try? String(contentsOfFile: store + ".journal", encoding: .utf8)) ?? "").contains(#""seq""#),
+                       "paused before its change is appended")
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .exit)

@@ -103,6 +103,14 @@ final class CSVFormatTests: XCTestCase {
         XCTAssertEqual(created.status, .success, created.stderr)
         XCTAssertEqual(try readWithPython(created.stdout), bytes([["store", "created", "demo"], [dir.path + "/new.json", "true", "false"]]))
         covered.insert("store init")
+        // store compact folds the journal the grant above wrote: its one row.
+        let folded = runCLI(["--store", store, "store", "compact", "--format", "csv"])
+        XCTAssertEqual(folded.status, .success, folded.stderr)
+        let foldedRows = try readWithPython(folded.stdout)
+        XCTAssertEqual(foldedRows.first, bytes([["store", "changes", "customers", "journalBytes"]])[0])
+        XCTAssertEqual(foldedRows.count, 2)
+        XCTAssertEqual(foldedRows.last?.prefix(3).map { String(decoding: $0, as: UTF8.self) }, [store, "1", "1"])
+        covered.insert("store compact")
         // Every command that prints a result (serve prints none, completion a script, help text).
         let printing = CommandLineSpec.subs.visibleCommands.map(\.name.rawValue).filter { !["serve", "completion", "help"].contains($0) }
         XCTAssertEqual(covered, Set(printing))
