@@ -80,6 +80,7 @@ struct JournalContents {
             }
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             let isLast = end + 1 == bytes.count
+            let lineStart = start
             start = end + 1
             guard checksumHolds(line) else {
                 if isLast {
@@ -140,7 +141,7 @@ struct JournalContents {
                 guard let stampValue = try value("folded"), let stamp = StoreStamp(json: stampValue) else {
                     throw bad(number, "the folded marker names no store version")
                 }
-                if contents.foldedOffset == nil { contents.foldedOffset = start }
+                if contents.foldedOffset == nil { contents.foldedOffset = lineStart }
                 contents.folded.append(stamp)
             default:
                 throw bad(number, "not a journal line (expected a header, a change or a folded marker)")
