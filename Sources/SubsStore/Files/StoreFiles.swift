@@ -245,7 +245,11 @@ public enum StoreFiles {
 }
 
 /// Test hook, injected by the caller (the CLI reads SUBS_TEST_PAUSE_AT and SUBS_TEST_PAUSE_FOR):
-/// the store writer sleeps `seconds` (at most 60) at `step` — writing, syncing, renaming or renamed.
+/// the store writer sleeps `seconds` (at most 60) at `step`: a change at appending (before its
+/// journal append, the last look at the store) or appended (after its fdatasync); a new store file
+/// (`store init`, a fold of the journal) at writing, syncing, renaming or renamed, and a fold also
+/// at folded (its marker appended, before the rename) and compacted (renamed, before the fresh
+/// journal).
 public struct WritePause: Equatable, Sendable {
     public var step: String
     public var seconds: Double

@@ -253,3 +253,38 @@ private final class Collected: @unchecked Sendable {
     func add(_ item: String) { lock.withLock { items.append(item) } }
     var all: [String] { lock.withLock { items } }
 }
+
+/// serve and the command line writing one store at once (issue 32): each change goes to the
+/// journal under the store's lock, whoever makes it; none is lost or applied twice, and serve
+/// answers with all of them.
+final class ServeAndCLIWriteOneJournalEndToEndTests: XCTestCase {
+    func testServeAndTheCommandLineWritingOneStoreLoseNothing() throws {
+        let dir = TempDir()
+        let store = dir.write("store.json", TestStore.json)
+        let server = try Served.start(store, in: dir, test: self)
+        let group = DispatchGroup()
+        let lock = NSLock()
+        var failures: [String] = []
+        for i in 0..<12 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                let remote = i % 2 == 0
+                let arguments = (remote ? ["--remote", server.url] : ["--store", store])
+                    + ["grant", "alice", "premium", "--duration", "P1M", "--reason", "w\(i)", "-q"]
+                let result = try? Binary.run(arguments)
+                if result?.status != .success { lock.withLock { failures.append("w\(i): \(result?.stderr ?? "did not run")") } }
+            }.start()
+        }
+        group.wait()
+        XCTAssertEqual(failures, [])
+        let doc = try JSON.parse(StoreView.folded(store))
+        let reasons = doc["customers"]?["alice"]?["grants"]?.arrayValue?.compactMap { $0["reason"]?.stringValue } ?? []
+        XCTAssertEqual(Set(reasons), Set((0..<12).map { "w\($0)" }))
+        XCTAssertEqual(reasons.count, 12, "a change lost or applied twice: \(reasons)")
+        // serve answers with every one of them, at once.
+        let answer = try RawClient.get(server.port, "/v1/customers/alice")
+        for i in 0..<12 { XCTAssertTrue(answer.contains("\"w\(i)\""), "serve does not show w\(i)") }
+        XCTAssertEqual(try Binary.run(["--store", store, "store", "validate", "-q"]).status, .success)
+    }
+}
