@@ -71,7 +71,7 @@ final class JournalCrashTests: XCTestCase {
         let whole = journalBytes()
         // The second change cut short, as a crash during its append leaves it.
         let cut = good.count + (whole.count - good.count) / 2
-        FileManager.default.createFile(atPath: journal, contents: Data(whole.prefix(cut)))
+        _ = FileManager.default.createFile(atPath: journal, contents: Data(whole.prefix(cut)))
         XCTAssertEqual(try reasons("alice"), ["kept"])
         XCTAssertEqual(try reasons("bob"), [])
         let validate = try subs(["store", "validate"])
@@ -93,7 +93,7 @@ final class JournalCrashTests: XCTestCase {
         var bytes = journalBytes()
         let secondLine = bytes.firstIndex(of: 0x0A)! + 1
         bytes[secondLine + 10] ^= 0x04
-        FileManager.default.createFile(atPath: journal, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: journal, contents: Data(bytes))
         for command in [["check", "alice"], ["history", "bob"], ["find", "alice"], ["store", "validate"],
                         ["grant", "carol", "premium", "--lifetime"], ["store", "compact"]] {
             let result = try subs(command)
@@ -194,26 +194,24 @@ final class JournalCrashTests: XCTestCase {
     /// One writer appends (its journal passing the bound, so folds run) while ten readers check
     /// and `store compact` runs beside them: every read succeeds and sees a whole version.
     func testAWriterAppendsWhileTenReadersCheckAndFoldsRun() throws {
-        let lock = NSLock()
-        var writing = true
+        let shared = SharedReads()
         let writer = Thread {
             for i in 0..<30 { _ = try? self.grant("alice", reason: "w\(i)").waitedStatus() }
-            lock.withLock { writing = false }
+            shared.lock.withLock { shared.writing = false }
         }
         writer.start()
-        var failures: [String] = []
-        var reads = 0
         let stop = Date().addingTimeInterval(90)
         let group = DispatchGroup()
+        let store = self.store!
         for _ in 0..<10 {
             group.enter()
             Thread {
                 defer { group.leave() }
-                while lock.withLock({ writing }), Date() < stop {
-                    guard let result = try? Binary.run(["--store", self.store, "check", "alice", "--json"]) else { continue }
-                    lock.withLock {
-                        reads += 1
-                        if result.status.rawValue != 0 { failures.append(result.stderr) }
+                while shared.lock.withLock({ shared.writing }), Date() < stop {
+                    guard let result = try? Binary.run(["--store", store, "check", "alice", "--json"]) else { continue }
+                    shared.lock.withLock {
+                        shared.reads += 1
+                        if result.status.rawValue != 0 { shared.failures.append(result.stderr) }
                     }
                 }
             }.start()
@@ -223,11 +221,19 @@ final class JournalCrashTests: XCTestCase {
         }
         folder.start()
         group.wait()
-        XCTAssertEqual(failures, [])
-        XCTAssertGreaterThan(reads, 10)
+        XCTAssertEqual(shared.failures, [])
+        XCTAssertGreaterThan(shared.reads, 10)
         XCTAssertEqual(try reasons("alice"), (0..<30).map { "w\($0)" })
         XCTAssertEqual(try subs(["store", "validate", "-q"]).status, 0)
     }
+}
+
+/// What the readers of the concurrency test share (under `lock`).
+private final class SharedReads: @unchecked Sendable {
+    let lock = NSLock()
+    var writing = true
+    var reads = 0
+    var failures: [String] = []
 }
 
 private extension Process {

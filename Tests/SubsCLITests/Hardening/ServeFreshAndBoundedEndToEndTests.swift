@@ -263,8 +263,7 @@ final class ServeAndCLIWriteOneJournalEndToEndTests: XCTestCase {
         let store = dir.write("store.json", TestStore.json)
         let server = try Served.start(store, in: dir, test: self)
         let group = DispatchGroup()
-        let lock = NSLock()
-        var failures: [String] = []
+        let failures = Failures()
         for i in 0..<12 {
             group.enter()
             Thread {
@@ -273,11 +272,11 @@ final class ServeAndCLIWriteOneJournalEndToEndTests: XCTestCase {
                 let arguments = (remote ? ["--remote", server.url] : ["--store", store])
                     + ["grant", "alice", "premium", "--duration", "P1M", "--reason", "w\(i)", "-q"]
                 let result = try? Binary.run(arguments)
-                if result?.status != .success { lock.withLock { failures.append("w\(i): \(result?.stderr ?? "did not run")") } }
+                if result?.status != .success { failures.add("w\(i): \(result?.stderr ?? "did not run")") }
             }.start()
         }
         group.wait()
-        XCTAssertEqual(failures, [])
+        XCTAssertEqual(failures.all, [])
         let doc = try JSON.parse(StoreView.folded(store))
         let reasons = doc["customers"]?["alice"]?["grants"]?.arrayValue?.compactMap { $0["reason"]?.stringValue } ?? []
         XCTAssertEqual(Set(reasons), Set((0..<12).map { "w\($0)" }))
@@ -287,4 +286,12 @@ final class ServeAndCLIWriteOneJournalEndToEndTests: XCTestCase {
         for i in 0..<12 { XCTAssertTrue(answer.contains("\"w\(i)\""), "serve does not show w\(i)") }
         XCTAssertEqual(try Binary.run(["--store", store, "store", "validate", "-q"]).status, .success)
     }
+}
+
+/// Failures the writers' threads report.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ failure: String) { lock.withLock { list.append(failure) } }
+    var all: [String] { lock.withLock { list } }
 }
