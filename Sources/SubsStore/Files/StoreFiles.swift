@@ -143,10 +143,18 @@ public enum StoreFiles {
         }
     }
 
-    /// What stands at `target` already, said as it is.
+    /// What stands at `target` already, said as it is; and the journal of an earlier store left
+    /// beside it (its changes would be applied to, or refuse, the new store: it is the user's to
+    /// keep or remove, never ours to drop).
     private static func refuseExisting(_ target: String, named path: String) throws {
         var info = stat()
-        guard lstat(target, &info) == 0 else { return }
+        guard lstat(target, &info) == 0 else {
+            if lstat(target + ".journal", &info) == 0 {
+                throw StoreError.cannotWrite(path: path, reason: "\(target).journal, the journal of an earlier store, is still there; "
+                    + "move it aside or remove it first")
+            }
+            return
+        }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw StoreError.cannotWrite(path: path, reason: "\(target == path ? "it" : target) is a directory, not a store")
         }

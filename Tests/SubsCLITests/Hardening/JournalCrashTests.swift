@@ -127,6 +127,19 @@ final class JournalCrashTests: XCTestCase {
         XCTAssertEqual(try subs(["store", "validate", "-q"]).status, 0)
     }
 
+    func testStoreInitRefusesToStartANewStoreBesideAnEarlierStoresJournal() throws {
+        XCTAssertEqual(try subs(["grant", "alice", "premium", "--lifetime", "-q"]).status, 0)
+        let journalBefore = journalBytes()
+        try FileManager.default.removeItem(atPath: store)
+        let result = try subs(["store", "init"])
+        XCTAssertEqual(result.status, 73, result.stderr)
+        XCTAssertTrue(result.stderr.contains("journal of an earlier store"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store), "no store created")
+        XCTAssertEqual(journalBytes(), journalBefore, "the journal is the user's to keep")
+        try FileManager.default.removeItem(atPath: journal)
+        XCTAssertEqual(try subs(["store", "init", "-q"]).status, 0)
+    }
+
     /// A fold killed at each of its steps: the store as readers see it is the same whatever the
     /// step (nothing lost, nothing applied twice), valid, and the next writer and fold go on.
     func testAFoldKilledAtEachStepLeavesTheSameStore() throws {
