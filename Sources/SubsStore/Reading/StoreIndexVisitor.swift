@@ -64,6 +64,21 @@ struct StoreIndexVisitor: JSONScanVisitor {
         byAlias = Array(repeating: [], count: requested.ids.count)
     }
 
+    /// The spans of `requested` as a store index file gives them (no scan): the top level's
+    /// ranges, and per requested id its key's customer and the customers listing it as an alias.
+    init(buffer: UnsafeRawBufferPointer, requested: RequestedIds, rootIsObject: Bool, schemaVersion: Range<Int>?,
+         products: Range<Int>?, customers: Range<Int>?, firstCustomerKeyOffset: Int?,
+         byKey: [CustomerSpan?], byAlias: [[CustomerSpan]]) {
+        self.init(buffer: buffer, requested: requested, collectAll: false)
+        self.rootIsObject = rootIsObject
+        self.schemaVersion = schemaVersion
+        self.products = products
+        self.customers = customers
+        self.firstCustomerKeyOffset = firstCustomerKeyOffset
+        self.byKey = byKey
+        self.byAlias = byAlias
+    }
+
     mutating func enter(depth: Int, key: JSONKey?, index: Int, start: Int) throws {
         switch depth {
         case 0:

@@ -97,9 +97,7 @@ struct StoreWriter {
                                        _ body: (JournaledStore) throws -> (T, [AfterImage])) throws -> (T, CommitReport?) {
         StoreFiles.removeStaleTemporaries(beside: path)
         var journal = try JournalFile.open(storePath: path, writable: true)
-        // Under the lock only a regular file is opened: a FIFO put at the path would make the
-        // open wait, holding every other writer's lock, with no deadline.
-        let store = try ScannedStore.scan(path: path, ids: ids, regularOnly: true)
+        let store = try located(ids, at: path)
         let (value, images, stamp, mode) = try store.file.reading { () throws -> (T, [AfterImage], StoreStamp, (mode_t, uid_t, gid_t)) in
             guard let fd = store.file.duplicateDescriptor() else { throw store.file.changedError }
             defer { close(fd) }
@@ -155,6 +153,31 @@ struct StoreWriter {
         store.file.releaseAll()
         let report = try? Compaction(path: path, pause: pause).run(lockHeld: true)
         return (value, report ?? nil)
+    }
+
+    /// The store with the customers `ids` name located: through STORE.index when it indexes this
+    /// very version (no scan: the store stays mapped, only the pages read are touched), else by one
+    /// strict scan, which then indexes this version for the next write.
+    /// Under the lock only a regular file is opened: a FIFO put at the path would make the open
+    /// wait, holding every other writer's lock, with no deadline.
+    private func located(_ ids: [ID], at path: String) throws -> ScannedStore {
+        let file = try MappedFile(path: path, regularOnly: true)
+        if let fd = file.duplicateDescriptor() {
+            let stamp = try? StoreStamp(fd: fd, path: path)
+            close(fd)
+            if let stamp, let visitor = StoreIndexFile.lookup(storePath: path, ids: ids, stamp: stamp, file: file) {
+                return ScannedStore(path: path, file: file, index: visitor)
+            }
+        }
+        let store = try ScannedStore.scan(path: path, ids: ids, collectAll: true, regularOnly: true)
+        // Indexed for the next write; never the truth, so a failure to write it changes nothing.
+        if let fd = store.file.duplicateDescriptor() {
+            defer { close(fd) }
+            if let stamp = try? StoreStamp(fd: fd, path: path), store.topLevelProblems().isEmpty {
+                try? store.file.reading { try StoreIndexFile.write(store, stamp: stamp, storePath: path) }
+            }
+        }
+        return store
     }
 
     /// grant or revoke for every customer named, or an error for all of them.

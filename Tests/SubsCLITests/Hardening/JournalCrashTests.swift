@@ -140,6 +140,49 @@ final class JournalCrashTests: XCTestCase {
         XCTAssertEqual(try subs(["store", "init", "-q"]).status, 0)
     }
 
+    /// STORE.index finds the customers of a write without a scan, and is never the truth: an
+    /// index damaged in any way, of another version, or pointing at the wrong record is passed
+    /// over (the store is scanned and indexed again), and every grant lands on its customer.
+    func testTheIndexIsRebuiltWhenStaleAndNeverTheTruth() throws {
+        let index = store + ".index"
+        XCTAssertEqual(try subs(["grant", "alice", "premium", "--lifetime", "--reason", "a1", "-q"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: index), "the first write indexes the store")
+        var info = stat(), storeInfo = stat()
+        XCTAssertEqual(stat(index, &info), 0)
+        XCTAssertEqual(stat(store, &storeInfo), 0)
+        XCTAssertEqual(info.st_mode & 0o777, storeInfo.st_mode & 0o666, "the store's mode without execute bits")
+        let good = try Data(contentsOf: URL(fileURLWithPath: index))
+        // By alias, through the index.
+        XCTAssertEqual(try subs(["grant", "alice-android", "premium", "--lifetime", "--reason", "a2", "-q"]).status, 0)
+        XCTAssertEqual(try reasons("alice"), ["a1", "a2"])
+        var generator = SeededRandom(seed: 7)
+        for round in 0..<12 {
+            var damaged = [UInt8](good)
+            switch round % 4 {
+            case 0: damaged = Array(damaged.prefix(Int(generator.next() % UInt64(damaged.count))))   // cut short
+            case 1: for _ in 0..<8 { damaged[Int(generator.next() % UInt64(damaged.count))] ^= UInt8(1 + generator.next() % 255) }
+            case 2: damaged = (0..<damaged.count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            default:
+                // Entries of the table pointing at each other's records: a valid-looking index that lies.
+                let entriesAt = 128 + Int(damaged[104]) * 4
+                if damaged.count > entriesAt + 80 { for k in 24..<36 { damaged.swapAt(entriesAt + k, entriesAt + 40 + k) } }
+            }
+            _ = FileManager.default.createFile(atPath: index, contents: Data(damaged))
+            let customer = ["bob", "carol", "dave"][round % 3]
+            let before = try reasons(customer)
+            let result = try subs(["grant", customer, "premium", "--lifetime", "--reason", "r\(round)", "-q"])
+            XCTAssertEqual(result.status, 0, "round \(round): \(result.stderr)")
+            XCTAssertEqual(try reasons(customer), before + ["r\(round)"], "round \(round)")
+        }
+        XCTAssertEqual(try reasons("alice"), ["a1", "a2"], "no grant landed on another customer")
+        XCTAssertEqual(try subs(["store", "validate", "-q"]).status, 0)
+        // A fold makes a new store version: the index is stale, and the next write indexes it again.
+        XCTAssertEqual(try subs(["store", "compact", "-q"]).status, 0)
+        XCTAssertEqual(try subs(["grant", "frank", "premium", "--lifetime", "--reason", "f", "-q"]).status, 0)
+        XCTAssertEqual(try reasons("frank"), ["f"])
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: index)), good)
+    }
+
     /// A fold killed at each of its steps: the store as readers see it is the same whatever the
     /// step (nothing lost, nothing applied twice), valid, and the next writer and fold go on.
     func testAFoldKilledAtEachStepLeavesTheSameStore() throws {
