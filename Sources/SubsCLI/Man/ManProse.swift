@@ -291,6 +291,9 @@ enum ManProse {
             + "A last line cut short by a crash is dropped (store validate says so); a damaged line before it is exit status {exit:data} with its line number. "
             + "It names the version of the store it applies to: run subs store compact before editing or replacing the store by hand, "
             + "or every command stops with exit status {exit:data} and says what to do. Created with the store's mode without execute bits."),
+        ("STORE.index", "Where each customer's record stands in one version of the store, so that a write finds the customers it changes without reading the whole store. "
+            + "Rebuildable and never the truth: bound to the store version it indexes, rebuilt by the next write when stale (after a fold or an edit), "
+            + "passed over when damaged; it may be removed at any time. Created with the store's mode without execute bits."),
         ("$XDG_CONFIG_HOME/subs/config", "The default config file (~/.config/subs/config); it may be missing."),
         ("$XDG_CACHE_HOME/subs/", "Cached remote answers: a directory with mode 0700 and files with mode 0600, never holding credentials, each bound to its request (provider, URL, customer, a digest of the key). A directory or file owned by another user or writable by others is not used (one warning)."),
     ]
