@@ -45,7 +45,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
                                 active: [String], attributes: JSONValue = .null,
                                 file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen", "attributes",
-                                               "activeEntitlements", "entitlements"], file: file, line: line)
+                                               "activeEntitlements", "entitlements", "totalSpent"], file: file, line: line)
         XCTAssertEqual(doc["customerId"], .string(id), file: file, line: line)
         XCTAssertEqual(doc["requestedId"], .string(requested), file: file, line: line)
         XCTAssertEqual(doc["requestDate"], .string(FakeRevenueCat.requestDate), file: file, line: line)
