@@ -138,4 +138,66 @@ final class TotalSpentTests: XCTestCase {
             XCTAssertEqual(there.stdout, here.stdout, "\(format)")
         }
     }
+
+    /// Generated stores (consumables in four currencies, prices up to Int64.max millionths, some
+    /// refunded): `check --json`'s amounts equal an independent big-integer sum of the micros.
+    func testTotalsEqualAnIndependentBigIntegerSumOnGeneratedStores() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SUBS_PROPERTY_SEED"] ?? "") ?? 3_535
+        var rng = SeededRandom(seed: seed)
+        let currencies = [("EUR", 2), ("JPY", 0), ("KWD", 3), ("USD", 2)]
+        for round in 0..<12 {
+            var transactions: [String] = []
+            var sums: [String: [UInt64]] = [:] // base 10^9 limbs, little-endian
+            var counts: [String: (payments: Int, refunded: Int)] = [:]
+            for i in 0..<Int.random(in: 1...30, using: &rng) {
+                let (currency, _) = currencies.randomElement(using: &rng)!
+                let micros: Int64 = Bool.random(using: &rng) ? Int64.random(in: 1...Int64.max, using: &rng)
+                                                            : Int64.random(in: 1...1_000_000_000, using: &rng)
+                let refunded = Int.random(in: 0..<5, using: &rng) == 0
+                transactions.append("""
+                {"transactionId": "t\(i)", "originalTransactionId": "t\(i)", "productId": "coins", "type": "consumablePurchase",
+                 "transactionDate": "2026-01-0\(1 + i % 9)T00:00:00Z", "priceMicros": \(micros), "currency": "\(currency)"\(refunded ? #", "transactionRevocationDate": "2026-02-01T00:00:00Z""# : "")}
+                """)
+                counts[currency, default: (0, 0)].payments += 1
+                if refunded { counts[currency]!.refunded += 1; continue }
+                var limbs = sums[currency] ?? []
+                var addend: [UInt64] = []
+                var rest = UInt64(micros)
+                while rest > 0 { addend.append(rest % 1_000_000_000); rest /= 1_000_000_000 }
+                var carry: UInt64 = 0
+                for j in 0..<max(limbs.count, addend.count) {
+                    let sum = (j < limbs.count ? limbs[j] : 0) + (j < addend.count ? addend[j] : 0) + carry
+                    if j < limbs.count { limbs[j] = sum % 1_000_000_000 } else { limbs.append(sum % 1_000_000_000) }
+                    carry = sum / 1_000_000_000
+                }
+                if carry > 0 { limbs.append(carry) }
+                sums[currency] = limbs
+            }
+            let store = dir.write("generated.json", """
+            {"schemaVersion": 1, "products": {"coins": {"type": "consumable", "entitlements": []}},
+             "customers": {"g": {"transactions": [\(transactions.joined(separator: ","))]}}}
+            """)
+            let result = runCLI(["--store", store, "check", "g", "--json", "--at", "2026-03-01T00:00:00Z"])
+            XCTAssertEqual(result.status, .success, "seed \(seed) round \(round): \(result.stderr)")
+            let totals = try XCTUnwrap(JSON.parse(result.stdout)["totalSpent"]?.arrayValue)
+            let expected = currencies.filter { counts[$0.0] != nil }
+            XCTAssertEqual(totals.map { $0["currency"]?.stringValue }, expected.map { $0.0 }, "seed \(seed) round \(round)")
+            for (total, (currency, minor)) in zip(totals, expected) {
+                // The micros' decimal digits, the point six from the right, zeros trimmed to the minor units.
+                let limbs = sums[currency] ?? []
+                var digits = limbs.reversed().enumerated().map { index, limb in
+                    index == 0 ? String(limb) : String(repeating: "0", count: 9 - String(limb).count) + String(limb)
+                }.joined()
+                digits = String(repeating: "0", count: max(0, 7 - digits.count)) + digits
+                var integer = String(digits.dropLast(6)), fraction = String(digits.suffix(6))
+                integer = String(integer.drop { $0 == "0" })
+                if integer.isEmpty { integer = "0" }
+                while fraction.count > minor, fraction.hasSuffix("0") { fraction.removeLast() }
+                let text = fraction.isEmpty ? integer : integer + "." + fraction
+                XCTAssertEqual(total["amount"], .string(text), "seed \(seed) round \(round) \(currency)")
+                XCTAssertEqual(total["payments"], .number(String(counts[currency]!.payments)))
+                XCTAssertEqual(total["refunded"], .number(String(counts[currency]!.refunded)))
+            }
+        }
+    }
 }
