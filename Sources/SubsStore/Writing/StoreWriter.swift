@@ -97,7 +97,7 @@ struct StoreWriter {
                                        _ body: (JournaledStore) throws -> (T, [AfterImage])) throws -> (T, CommitReport?) {
         StoreFiles.removeStaleTemporaries(beside: path)
         var journal = try JournalFile.open(storePath: path, writable: true)
-        let store = try located(ids, at: path)
+        let (store, unindexed) = try located(ids, at: path)
         let (value, images, stamp, mode) = try store.file.reading { () throws -> (T, [AfterImage], StoreStamp, (mode_t, uid_t, gid_t)) in
             guard let fd = store.file.duplicateDescriptor() else { throw store.file.changedError }
             defer { close(fd) }
@@ -144,7 +144,12 @@ struct StoreWriter {
             }
             return (value, images, stamp, (store.file.mode, store.file.owner, store.file.group))
         }
-        _ = stamp; _ = mode
+        _ = mode
+        // Indexed for the next write once this one is done (a failed write leaves nothing it
+        // made); never the truth, so a failure to write the index changes nothing.
+        if unindexed, !images.isEmpty, store.topLevelProblems().isEmpty {
+            try? store.file.reading { try StoreIndexFile.write(store, stamp: stamp, storePath: path) }
+        }
         guard !images.isEmpty, compactsInline, let journal, journal.state.size > Compaction.bound(storeSize: Int(store.file.identity.size)) else {
             return (value, nil)
         }
@@ -157,27 +162,19 @@ struct StoreWriter {
 
     /// The store with the customers `ids` name located: through STORE.index when it indexes this
     /// very version (no scan: the store stays mapped, only the pages read are touched), else by one
-    /// strict scan, which then indexes this version for the next write.
+    /// strict scan of every customer (true: the caller indexes this version once its write is done).
     /// Under the lock only a regular file is opened: a FIFO put at the path would make the open
     /// wait, holding every other writer's lock, with no deadline.
-    private func located(_ ids: [ID], at path: String) throws -> ScannedStore {
+    private func located(_ ids: [ID], at path: String) throws -> (ScannedStore, Bool) {
         let file = try MappedFile(path: path, regularOnly: true)
         if let fd = file.duplicateDescriptor() {
             let stamp = try? StoreStamp(fd: fd, path: path)
             close(fd)
             if let stamp, let visitor = StoreIndexFile.lookup(storePath: path, ids: ids, stamp: stamp, file: file) {
-                return ScannedStore(path: path, file: file, index: visitor)
+                return (ScannedStore(path: path, file: file, index: visitor), false)
             }
         }
-        let store = try ScannedStore.scan(path: path, ids: ids, collectAll: true, regularOnly: true)
-        // Indexed for the next write; never the truth, so a failure to write it changes nothing.
-        if let fd = store.file.duplicateDescriptor() {
-            defer { close(fd) }
-            if let stamp = try? StoreStamp(fd: fd, path: path), store.topLevelProblems().isEmpty {
-                try? store.file.reading { try StoreIndexFile.write(store, stamp: stamp, storePath: path) }
-            }
-        }
-        return store
+        return (try ScannedStore.scan(path: path, ids: ids, collectAll: true, regularOnly: true), true)
     }
 
     /// grant or revoke for every customer named, or an error for all of them.
