@@ -18,6 +18,8 @@ struct ServedJournal {
     private var problems: [ID: [StoreProblem]] = [:]
     private var idMembers: [ID: Range<Int>] = [:]
     private var aliasOwners: [ID: [ID]] = [:]
+    /// Each customer's aliases, as read from its record (kept for the next read's reuse).
+    private var aliasesOf: [ID: [ID]] = [:]
 
     static let none = ServedJournal()
 
@@ -28,7 +30,10 @@ struct ServedJournal {
     }
 
     /// The journal of the store at `path` applied to `version`.
-    static func load(storePath path: String, version: StoreVersion) throws -> ServedJournal {
+    /// `previous`: the journal read before for the same version, whose checks stand for the
+    /// records that did not change (an append changes a few customers: only they are checked).
+    static func load(storePath path: String, version: StoreVersion, previous: ServedJournal? = nil) throws -> ServedJournal {
+        let reuse = previous.flatMap { $0.base == version.identity ? $0 : nil }
         var served = ServedJournal()
         served.base = version.identity
         let resolved = try StoreFiles.resolvedPath(path)
@@ -44,12 +49,22 @@ struct ServedJournal {
         for customer in overlay.customers {
             served.records[customer.id] = customer.record
             guard let record = customer.record else { continue }
+            if let reuse, let before = reuse.records[customer.id], before == record {
+                served.problems[customer.id] = reuse.problems[customer.id]
+                served.idMembers[customer.id] = reuse.idMembers[customer.id]
+                for alias in reuse.aliasesOf[customer.id] ?? [] {
+                    if served.aliasOwners[alias]?.last != customer.id { served.aliasOwners[alias, default: []].append(customer.id) }
+                }
+                served.aliasesOf[customer.id] = reuse.aliasesOf[customer.id]
+                continue
+            }
             let found = try record.withUnsafeBytes { try StoreVersion.checkRecord(id: customer.id, $0, catalog: version.catalog) }
             if !found.problems.isEmpty { served.problems[customer.id] = found.problems }
             if let own = found.idMember { served.idMembers[customer.id] = own }
             if let aliases = (try? JSON.parse(record))?.objectValue?["aliases"]?.arrayValue {
                 for alias in aliases.compactMap(\.stringValue).map({ ID($0) }) where served.aliasOwners[alias]?.last != customer.id {
                     served.aliasOwners[alias, default: []].append(customer.id)
+                    served.aliasesOf[customer.id, default: []].append(alias)
                 }
             }
         }

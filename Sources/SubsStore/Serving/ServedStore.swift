@@ -172,7 +172,7 @@ public final class ServedStore: @unchecked Sendable {
     /// that the next GET answers from it without waiting (the journal is small).
     func journalWritten() {
         state.withLock {
-            guard let version, let read = try? ServedJournal.load(storePath: path, version: version) else { return }
+            guard let version, let read = try? ServedJournal.load(storePath: path, version: version, previous: journal) else { return }
             journal = read
         }
     }
@@ -189,7 +189,7 @@ public final class ServedStore: @unchecked Sendable {
                 if journal.isCurrent(onDisk.journal, for: version) { return (version, journal) }
                 // The journal changed (an append, a cut, a compaction's new journal): read again.
                 // Small by construction; read under the lock so that requests share one read.
-                let read = try ServedJournal.load(storePath: path, version: version)
+                let read = try ServedJournal.load(storePath: path, version: version, previous: journal)
                 // A compaction renames the new store in before its fresh journal: a journal read
                 // after the store changed may be the new store's. Then the store is indexed first.
                 guard (try DiskState(path: path)).store == version.identity else { continue }
