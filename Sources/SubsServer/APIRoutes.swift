@@ -17,7 +17,7 @@ public enum TokenScope: String, CaseIterable, Sendable, Comparable {
 
 /// The work a route names (the handler `SubsAPI.handle` runs).
 enum RouteAction: Sendable {
-    case index, health, openAPI, customer, entitlements, history, renewCount, search, grant, revoke
+    case index, health, openAPI, customer, entitlements, history, renewCount, search, grant, revoke, audit
 }
 
 /// A query parameter: its name, what its value is (a JSON Schema), and what it does.
@@ -218,6 +218,21 @@ enum APIRoutes {
                            RouteAnswer(status: 500, description: "The store cannot be written", schema: "Error",
                                        codes: ["invalid_store", "store_unreadable", "store_unwritable", "internal"]),
                            busy]),
+        APIRoute(method: "GET", path: "/v1/audit", action: .audit, operationId: "getAuditLog",
+                 summary: "Who wrote what (subs audit)",
+                 description: "The audit log's lines, oldest first: one per write (time, actor — the token's name —, "
+                    + "onBehalfOf, action, customer, entitlement, reason, request id, Idempotency-Key, result). Needs admin.",
+                 scope: .admin,
+                 query: [
+                    QueryParameterSpec(name: "since", schema: dateSchema, description: "Only lines from this date on (the forms of at)."),
+                    QueryParameterSpec(name: "actor", schema: .object(JSONObject([("type", .string("string"))])),
+                                       description: "Only the writes of this token's name (or local actor), by its bytes."),
+                    QueryParameterSpec(name: "customer", schema: .object(JSONObject([("type", .string("string")), ("minLength", .number("1"))])),
+                                       description: "Only the writes to this customer id (as written in the log: the customer's id, not an alias)."),
+                 ],
+                 answers: [RouteAnswer(status: 200, description: "The audit lines", schema: "AuditDocument"),
+                           invalid, unauthorized, forbidden(.admin),
+                           RouteAnswer(status: 500, description: "The audit log cannot be read", schema: "Error", codes: ["store_unreadable"])]),
     ]
 
     /// What a request's path and method lead to.

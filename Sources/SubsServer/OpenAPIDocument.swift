@@ -17,15 +17,18 @@ enum OpenAPIDocument {
     static let answer = HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
 
     static var document: JSONValue {
-        var paths: [(String, JSONValue)] = []
-        var byPath: [String: [(String, JSONValue)]] = [:]
-        var order: [String] = []
+        // Path templates in the table's order, each with its operations.
+        var byPath: [(path: String, operations: [(String, JSONValue)])] = []
         for route in APIRoutes.all {
-            if byPath[route.path] == nil { order.append(route.path) }
-            byPath[route.path, default: []].append((route.method.lowercased(), operation(route, head: false)))
-            if route.method == "GET" { byPath[route.path, default: []].append(("head", operation(route, head: true))) }
+            var operations = [(route.method.lowercased(), operation(route, head: false))]
+            if route.method == "GET" { operations.append(("head", operation(route, head: true))) }
+            if let i = byPath.firstIndex(where: { $0.path == route.path }) {
+                byPath[i].operations += operations
+            } else {
+                byPath.append((route.path, operations))
+            }
         }
-        for path in order { paths.append((path, object(byPath[path] ?? []))) }
+        let paths = byPath.map { ($0.path, object($0.operations)) }
         return object([
             ("openapi", .string("3.1.0")),
             ("info", object([
@@ -228,6 +231,14 @@ enum Schemas {
             ("grantedBy", nullableString),
             ("create", object([("type", .array([.string("boolean"), .string("null")]))])),
         ], required: ["entitlement", "expirationDate"])),
+        ("AuditDocument", closed([
+            ("entries", object([("type", .string("array")), ("items", reference("AuditEntry"))])),
+        ])),
+        ("AuditEntry", closed([
+            ("time", string), ("actor", string), ("user", nullableString), ("onBehalfOf", nullableString), ("via", string),
+            ("action", string), ("customer", string), ("entitlement", string), ("reason", nullableString),
+            ("requestId", nullableString), ("idempotencyKey", nullableString), ("result", string),
+        ])),
         ("RevokeRequest", closed([("reason", nullableString), ("revokedBy", nullableString)], required: [])),
     ]
 
@@ -239,10 +250,25 @@ enum Schemas {
 enum Examples {
     static let instant = ISODate.parse("2026-12-01T12:00:00Z")!
 
-    static func of(_ action: RouteAction) -> JSONValue? { table[String(describing: action)] }
+    static func of(_ action: RouteAction) -> JSONValue? {
+        switch action {
+        case .health: return .object(JSONObject([("status", .string("ok"))]))
+        case .index: return APIRoutes.listing
+        case .customer, .grant, .revoke: return demo.record
+        case .entitlements: return demo.entitlements
+        case .history: return demo.history
+        case .renewCount: return demo.renewCount
+        case .search: return demo.search
+        case .openAPI, .audit: return nil
+        }
+    }
 
-    private static let table: [String: JSONValue] = {
-        var out: [String: JSONValue] = [:]
+    private struct Demo {
+        var record, entitlements, history, renewCount, search: JSONValue?
+    }
+
+    private static let demo: Demo = {
+        var out = Demo()
         guard let root = try? JSON.parse(DemoStore.json), let customers = root.objectValue?["customers"]?.objectValue else { return out }
         var decoder = RecordDecoder()
         let catalog = decoder.catalog(root.objectValue?["products"])
@@ -250,26 +276,22 @@ enum Examples {
             guard let value = customers[id] else { return nil }
             return decoder.customer(id: ID(id), value, catalog: catalog, path: JSONPath.member("customers", ID(id)))
         }
-        out["health"] = .object(JSONObject([("status", .string("ok"))]))
-        out["index"] = APIRoutes.listing
         if let value = customers["erin"], let erin = record("erin") {
             var members: [(String, JSONValue)] = [("id", .string("erin"))]
             for member in value.objectValue?.members ?? [] where member.key != "id" { members.append((member.key, member.value)) }
-            out["customer"] = .object(JSONObject([("requestDate", .string(ISODate.format(instant))),
-                                                  ("customer", .object(JSONObject(members))),
-                                                  ("products", root.objectValue?["products"] ?? .null)]))
-            out["grant"] = out["customer"]
-            out["revoke"] = out["customer"]
-            out["entitlements"] = Documents.check(EntitlementRules.status(of: erin, catalog: catalog, at: instant), activeOnly: false)
-            out["history"] = Documents.history(customerId: erin.id, requestedId: erin.id, requestDate: instant, provider: "store",
-                                               incompleteReason: nil, entries: History.entries(of: erin, catalog: catalog, until: instant))
+            out.record = .object(JSONObject([("requestDate", .string(ISODate.format(instant))),
+                                             ("customer", .object(JSONObject(members))),
+                                             ("products", root.objectValue?["products"] ?? .null)]))
+            out.entitlements = Documents.check(EntitlementRules.status(of: erin, catalog: catalog, at: instant), activeOnly: false)
+            out.history = Documents.history(customerId: erin.id, requestedId: erin.id, requestDate: instant, provider: "store",
+                                            incompleteReason: nil, entries: History.entries(of: erin, catalog: catalog, until: instant))
         }
         if let alice = record("alice") {
             let status = EntitlementRules.status(of: alice, catalog: catalog, at: instant)
-            out["renewCount"] = Documents.renewCount(customerId: alice.id, requestedId: alice.id, requestDate: instant,
-                                                     incompleteReason: nil, entitlement: nil, entitlements: status.entitlements,
-                                                     acrossChains: status.renewalsAcrossChains)
-            out["search"] = .object(JSONObject([
+            out.renewCount = Documents.renewCount(customerId: alice.id, requestedId: alice.id, requestDate: instant,
+                                                  incompleteReason: nil, entitlement: nil, entitlements: status.entitlements,
+                                                  acrossChains: status.renewalsAcrossChains)
+            out.search = .object(JSONObject([
                 ("term", .string("alice")),
                 ("matches", .array([FindMatch(customerId: alice.id, matchedBy: .customerId, email: FindMatch.email(of: alice),
                                               activeEntitlements: status.activeEntitlementIds).document])),

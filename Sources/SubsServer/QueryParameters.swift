@@ -8,8 +8,8 @@ import SubsHTTP
 import SubsModel
 
 struct QueryParameters {
-    /// Each parameter's value, by name (names are ASCII words of the API, never ids).
-    private var values: [String: String] = [:]
+    /// Each parameter given, with its value (a few at most: looked up by a scan).
+    private var values: [(name: String, value: String)] = []
 
     struct Refusal: Error {
         var message: String
@@ -28,8 +28,8 @@ struct QueryParameters {
             guard allowed.contains(name) else {
                 return .failure(Refusal(message: unknown(name, allowed: allowed, route: route)))
             }
-            guard parsed.values[name] == nil else { return .failure(Refusal(message: "\(name): give it once")) }
-            parsed.values[name] = value
+            guard parsed.text(name) == nil else { return .failure(Refusal(message: "\(name): give it once")) }
+            parsed.values.append((name, value))
         }
         return .success(parsed)
     }
@@ -48,11 +48,11 @@ struct QueryParameters {
         }
     }
 
-    func text(_ name: String) -> String? { values[name] }
+    func text(_ name: String) -> String? { values.first { $0.name == name }?.value }
 
     /// A DATE in the forms `--at` takes (`now` is the server's clock).
     func instant(_ name: String, now: Instant) -> Result<Instant?, Refusal> {
-        guard let text = values[name] else { return .success(nil) }
+        guard let text = text(name) else { return .success(nil) }
         return Self.instant(text, name: name, now: now).map { $0 }
     }
 
@@ -74,7 +74,7 @@ struct QueryParameters {
     }
 
     func environment() -> Result<EnvironmentFilter, Refusal> {
-        guard let text = values["environment"] else { return .success(.any) }
+        guard let text = text("environment") else { return .success(.any) }
         guard let filter = EnvironmentFilter(rawValue: text) else {
             let words = EnvironmentFilter.allCases.map(\.rawValue).joined(separator: ", ")
             return .failure(Refusal(message: "environment: '\(text)' is not one of \(words)"))
@@ -84,7 +84,7 @@ struct QueryParameters {
 
     /// An id parameter (`entitlement`): its bytes, never empty.
     func id(_ name: String) -> Result<ID?, Refusal> {
-        guard let text = values[name] else { return .success(nil) }
+        guard let text = text(name) else { return .success(nil) }
         guard !text.isEmpty else { return .failure(Refusal(message: "\(name): must not be empty")) }
         return .success(ID(text))
     }

@@ -14,6 +14,8 @@ public final class SubsAPI: @unchecked Sendable {
     let served: ServedStore
     /// Writes: the POSTs waiting are committed together, one rewrite for all of them.
     let commits: GroupCommit
+    /// STORE.audit.jsonl: one line per write, naming the token's person.
+    let audit: AuditLog
     /// The tokens requests may carry; nil: none needed (the CLI allows that on loopback
     /// addresses only), and every caller may do everything.
     private let tokens: ServeTokens?
@@ -56,6 +58,7 @@ public final class SubsAPI: @unchecked Sendable {
         let served = ServedStore(path: store.path)
         self.served = served
         self.commits = GroupCommit(store: store, served: served, clock: clock)
+        self.audit = AuditLog(storePath: store.path)
         self.tokens = tokens
         self.clock = clock
     }
@@ -123,10 +126,11 @@ public final class SubsAPI: @unchecked Sendable {
     /// Answers a request; may wait (for a scan of a changed store, for a group commit): the
     /// server calls it on a worker thread.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        stamped(answer(request))
+        let requestId = RequestId.next()
+        return stamped(answer(request, requestId: requestId), requestId: requestId)
     }
 
-    private func answer(_ request: HTTPRequest) -> HTTPResponse {
+    private func answer(_ request: HTTPRequest, requestId: String) -> HTTPResponse {
         let action: RouteAction, parameters: [ID], query: QueryParameters, caller: Caller
         switch route(request) {
         case .answer(let answer): return answer
@@ -141,6 +145,7 @@ public final class SubsAPI: @unchecked Sendable {
         case .entitlements: return entitlements(parameters[0], query)
         case .history: return history(parameters[0], query)
         case .renewCount: return renewCount(parameters[0], query)
+        case .audit: return auditLines(query)
         case .search:
             let answer = searches.run { CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
             guard let answer else {
@@ -152,11 +157,14 @@ public final class SubsAPI: @unchecked Sendable {
             return answer
         case .grant:
             let id = parameters[0]
-            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, caller: caller, customer: &$0) }
+            let context = WriteContext(caller: caller, requestId: requestId, idempotencyKey: Self.idempotencyKey(request))
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, context: context, customer: &$0) }
         case .revoke:
             let (id, entitlement) = (parameters[0], parameters[1])
             return replayable(request, customer: id, action: ["entitlements", entitlement.string, "revoke"]) {
-                revoke(id, entitlement: entitlement, body: request.body, caller: caller, customer: &$0)
+                revoke(id, entitlement: entitlement, body: request.body,
+                       context: WriteContext(caller: caller, requestId: requestId, idempotencyKey: Self.idempotencyKey(request)),
+                       customer: &$0)
             }
         case .index, .health, .openAPI:
             return .internalError()
@@ -189,10 +197,27 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     /// The answer with its request id.
-    private func stamped(_ answer: HTTPResponse) -> HTTPResponse {
+    private func stamped(_ answer: HTTPResponse, requestId: String = RequestId.next()) -> HTTPResponse {
         var answer = answer
-        answer.headers.append((Self.requestIdHeader, RequestId.next()))
+        answer.headers.append((Self.requestIdHeader, requestId))
         return answer
+    }
+
+    /// What the audit line of a write says besides the change: who, and from which request.
+    struct WriteContext {
+        var caller: Caller
+        var requestId: String
+        var idempotencyKey: String?
+        /// The name the body gave when it is someone else's (an admin's write on their behalf).
+        var onBehalfOf: String?
+    }
+
+    /// The Idempotency-Key as sent, for the audit line (printable ASCII, at most 256 bytes; else
+    /// its SHA-256, so the line still finds the request).
+    static func idempotencyKey(_ request: HTTPRequest) -> String? {
+        guard let key = request.headers.bytes("Idempotency-Key"), !key.isEmpty else { return nil }
+        if key.count <= 256, key.allSatisfy({ (0x20...0x7E).contains($0) }) { return String(decoding: key, as: UTF8.self) }
+        return "sha256:" + SHA256.hex(key)
     }
 
     /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
@@ -249,7 +274,8 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     /// `customer`: set to the store id of the customer written (see `change`).
-    private func grant(_ id: ID, body: [UInt8], caller: Caller, customer: inout ID?) -> HTTPResponse {
+    private func grant(_ id: ID, body: [UInt8], context: WriteContext, customer: inout ID?) -> HTTPResponse {
+        var context = context
         let fields: JSONObject
         do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
             return .invalidRequest("\(error)")
@@ -272,14 +298,15 @@ public final class SubsAPI: @unchecked Sendable {
         let reason: String?, actor: String?, create: Bool
         do {
             reason = try RequestBody.text(fields, "reason")
-            actor = try Self.actor(RequestBody.text(fields, "grantedBy"), field: "grantedBy", caller: caller)
+            (actor, context.onBehalfOf) = try Self.actor(RequestBody.text(fields, "grantedBy"), field: "grantedBy", caller: context.caller)
             create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
         return change(.grant(entitlement: ID(entitlement), expirationDate: expiration, reason: reason,
-                             actor: actor, createMissing: create), id: id, status: 201, customer: &customer)
+                             actor: actor, createMissing: create), id: id, status: 201, context: context, customer: &customer)
     }
 
-    private func revoke(_ id: ID, entitlement: ID, body: [UInt8], caller: Caller, customer: inout ID?) -> HTTPResponse {
+    private func revoke(_ id: ID, entitlement: ID, body: [UInt8], context: WriteContext, customer: inout ID?) -> HTTPResponse {
+        var context = context
         let fields: JSONObject
         do {
             fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
@@ -287,9 +314,10 @@ public final class SubsAPI: @unchecked Sendable {
         let reason: String?, actor: String?
         do {
             reason = try RequestBody.text(fields, "reason")
-            actor = try Self.actor(RequestBody.text(fields, "revokedBy"), field: "revokedBy", caller: caller)
+            (actor, context.onBehalfOf) = try Self.actor(RequestBody.text(fields, "revokedBy"), field: "revokedBy", caller: context.caller)
         } catch { return .invalidRequest("\(error)") }
-        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200, customer: &customer)
+        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200, context: context,
+                      customer: &customer)
     }
 
     /// Who a write is recorded as made by (SPEC section 6 rev. 4): the token's name. A body that
@@ -300,29 +328,77 @@ public final class SubsAPI: @unchecked Sendable {
         var description: String
     }
 
-    static func actor(_ named: String?, field: String, caller: Caller) throws -> String? {
-        guard let name = caller.name else { return named }
-        guard let named, Array(named.utf8) != Array(name.utf8) else { return name }
+    /// The name recorded (grantedBy/revokedBy) and, for an admin naming someone else, that name
+    /// (the audit line's `onBehalfOf`).
+    static func actor(_ named: String?, field: String, caller: Caller) throws -> (String?, onBehalfOf: String?) {
+        guard let name = caller.name else { return (named, nil) }
+        guard let named, Array(named.utf8) != Array(name.utf8) else { return (name, nil) }
         guard caller.scopes.contains(.admin) else {
             throw ActorRefusal(description: "\(field): '\(named)' is not this token's name ('\(name)'); writes are recorded "
                                + "under the token's name, and only a token with the admin scope may act on behalf of someone else")
         }
-        // TODO(issue 33): keep `onBehalfOf` beside the token's name once a grant can carry it.
-        return named
+        return (name, named)
     }
 
     /// `customer`: set to the store id of the customer the change wrote (the idempotency table
     /// binds its key to it, so that any spelling of the customer matches).
-    private func change(_ change: CustomerChange, id: ID, status: Int, customer: inout ID?) -> HTTPResponse {
+    private func change(_ change: CustomerChange, id: ID, status: Int, context: WriteContext, customer: inout ID?) -> HTTPResponse {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored):
             customer = stored.id
+            // The write is on disk: its audit line is, before the answer says so.
+            do {
+                try audit.append([auditEntry(change, stored, context: context)])
+            } catch {
+                return .error(status: 500, code: "store_unwritable",
+                              message: "the change was written, but its audit line was not: \(error)")
+            }
             return written(stored, status: status)
         case .failure(let error):
             var grant = false
             if case .grant = change { grant = true }
             return failure(error, writing: true, creating: grant)
+        }
+    }
+
+    /// The audit line of a write the store committed: who (the token's name), what, and what it did.
+    private func auditEntry(_ change: CustomerChange, _ stored: StoredRecord, context: WriteContext) -> AuditEntry {
+        let grants = stored.record.objectValue?["grants"]?.arrayValue ?? []
+        var action = "grant", reason: String?, actor: String?, result = ""
+        switch change {
+        case .grant(_, _, let why, let by, _):
+            (reason, actor) = (why, by)
+            result = (stored.created ? "created, " : "") + "granted " + (grants.last?["id"]?.stringValue ?? "?")
+        case .revoke(let entitlement, let why, let by):
+            (action, reason, actor) = ("revoke", why, by)
+            // The grants this change revoked: the entitlement's, revoked at the latest instant.
+            let mine = grants.filter { $0["entitlement"]?.stringValue.map { ID($0) } == entitlement }
+            let last = mine.compactMap { $0["revokedAt"]?.stringValue }.max()
+            result = "revoked " + mine.filter { $0["revokedAt"]?.stringValue == last }.compactMap { $0["id"]?.stringValue }
+                .joined(separator: " ")
+        }
+        return AuditEntry(time: clock.now(), actor: context.caller.name ?? actor ?? "anonymous", onBehalfOf: context.onBehalfOf,
+                          via: "serve", action: action, customer: stored.id, entitlement: change.entitlement, reason: reason,
+                          requestId: context.requestId, idempotencyKey: context.idempotencyKey, result: result)
+    }
+
+    /// GET /v1/audit (admin): the audit lines, oldest first, from `since`, of `actor`, about `customer`.
+    func auditLines(_ query: QueryParameters) -> HTTPResponse {
+        let since: Instant?, customer: ID?
+        switch (query.instant("since", now: clock.now()), query.id("customer")) {
+        case (.success(let s), .success(let c)): (since, customer) = (s, c)
+        case (.failure(let refusal), _), (_, .failure(let refusal)): return .invalidRequest(refusal.message)
+        }
+        let actor = query.text("actor").map { Array($0.utf8) }
+        do {
+            let entries = try AuditLog.read(path: audit.path) { entry in
+                (since.map { entry.time >= $0 } ?? true) && (customer.map { entry.customer == $0 } ?? true)
+                    && (actor.map { Array(entry.actor.utf8) == $0 } ?? true)
+            }
+            return .json(.object(JSONObject([("entries", .array(entries.map(\.document)))])))
+        } catch {
+            return .error(status: 500, code: "store_unreadable", message: "\(error)")
         }
     }
 

@@ -18,7 +18,7 @@ extension CommandLineSpec.Options {
     static let listen = OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
                                    defaultValue: "127.0.0.1:8787", help: "Address to listen on")
     static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
-                                      help: "File holding the bearer token clients must send")
+                                      help: "File of the bearer tokens clients send: NAME SCOPES TOKEN lines, or one token")
 }
 
 enum ServeCommand {
@@ -26,11 +26,16 @@ enum ServeCommand {
 
     static let spec = CommandSpec(
         .serve, abstract: "Serve the local store over the subs REST API",
-        discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
-            + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
+        discussion: "Serves GET /v1/customers/ID (the record), GET /v1/customers/ID/entitlements, /history and "
+            + "/renew-count (the documents check, history and renew-count print, at ?at=DATE), "
+            + "GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
+            + "POST /v1/customers/ID/entitlements/E/revoke, GET /v1/health, GET /v1/openapi.json (the OpenAPI "
+            + "description of every route) and GET /v1 (the routes) over HTTP/1.1. "
             + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
-            + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "
-            + "on stderr; SIGINT or SIGTERM stop it after the requests in flight.",
+            + "(--token-file: one NAME SCOPES TOKEN line per person, scopes read, write and admin, or one bare "
+            + "token; or the token itself in SUBS_SERVER_TOKEN). Writes are recorded under the token's name. "
+            + "One log line per request on stderr, with the request id every answer carries in "
+            + "Subs-Request-Id; SIGINT or SIGTERM stop it after the requests in flight.",
         options: [Options.listen, Options.tokenFile],
         exitStatuses: CommandExitStatuses([
             (.success, "Stopped by SIGINT or SIGTERM after the requests in flight"),

@@ -4,7 +4,6 @@
 // builder, so a document over HTTP is the one the command prints.
 
 import SubsJSON
-import SubsModel
 
 public enum Documents {
     public static func date(_ instant: Instant?) -> JSONValue {
