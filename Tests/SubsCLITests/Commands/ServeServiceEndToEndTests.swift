@@ -49,10 +49,12 @@ final class ServeServiceEndToEndTests: XCTestCase {
         throw POSIXError(.ECHILD)
     }
 
-    private func call(_ server: Server, _ method: String, _ target: String, token: String? = nil, body: String? = nil) throws -> RawResponse {
+    private func call(_ server: Server, _ method: String, _ target: String, token: String? = nil, body: String? = nil,
+                      key: String? = nil) throws -> RawResponse {
         let client = try RawClient(port: server.port)
         var head = "\(method) \(target) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
+        if let key { head += "Idempotency-Key: \(key)\r\n" }
         if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         XCTAssertTrue(client.send(head + "\r\n" + (body ?? "")))
         return try XCTUnwrap(client.readResponse(timeout: 10), "\(method) \(target): no answer")
@@ -242,5 +244,96 @@ final class ServeServiceEndToEndTests: XCTestCase {
                                   client.stderr)
         usleep(200_000)
         XCTAssertTrue(try String(contentsOfFile: server.log, encoding: .utf8).contains(shown))
+    }
+
+    // MARK: audit
+
+    private func auditLines(_ server: Server) throws -> [JSONValue] {
+        let text = (try? String(contentsOfFile: server.store + ".audit.jsonl", encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { try JSON.parse(String($0)) }
+    }
+
+    func testEveryWriteLeavesExactlyOneAuditLineNamingTheTokensPerson() throws {
+        let dir = TempDir()
+        let file = tokenFile(dir, "reader read r-token\nwriter read,write w-token\nboss read,write,admin a-token\n")
+        let server = try startServer(in: dir, tokenFile: file)
+        let grant = #"{"entitlement": "premium", "expirationDate": null, "reason": "goodwill"}"#
+        // Refusals write nothing and leave no line.
+        XCTAssertEqual(try call(server, "POST", "/v1/customers/carol/grants", token: "r-token", body: grant).status, 403)
+        XCTAssertEqual(try call(server, "POST", "/v1/customers/carol/grants", token: "w-token",
+                                body: #"{"entitlement": "premium", "expirationDate": null, "grantedBy": "x"}"#).status, 400)
+        XCTAssertEqual(try call(server, "POST", "/v1/customers/nobody/grants", token: "w-token", body: grant).status, 404)
+        XCTAssertEqual(try call(server, "POST", "/v1/customers/carol/entitlements/premium/revoke", token: "w-token").status, 404)
+        XCTAssertEqual(try auditLines(server), [])
+        // Three writes, three lines; a replay of the first is no write and no line.
+        let first = try call(server, "POST", "/v1/customers/carol/grants", token: "w-token", body: grant, key: "k-1")
+        XCTAssertEqual(first.status, 201, first.text)
+        let replay = try call(server, "POST", "/v1/customers/carol/grants", token: "w-token", body: grant, key: "k-1")
+        XCTAssertEqual(replay.headers["idempotent-replayed"], "true")
+        let revoke = try call(server, "POST", "/v1/customers/carol/entitlements/premium/revoke", token: "w-token", body: "{}")
+        XCTAssertEqual(revoke.status, 200, revoke.text)
+        let behalf = try call(server, "POST", "/v1/customers/dave/grants", token: "a-token",
+                              body: #"{"entitlement": "premium", "expirationDate": null, "grantedBy": "mallory"}"#)
+        XCTAssertEqual(behalf.status, 201, behalf.text)
+        XCTAssertEqual(behalf.json?["customer"]?["grants"]?.arrayValue?.last?["grantedBy"], .string("boss"))
+        let lines = try auditLines(server)
+        XCTAssertEqual(lines.count, 3, "\(lines)")
+        guard lines.count == 3 else { return }
+        XCTAssertEqual(lines.map { $0["actor"] }, [.string("writer"), .string("writer"), .string("boss")])
+        XCTAssertEqual(lines.map { $0["action"] }, [.string("grant"), .string("revoke"), .string("grant")])
+        XCTAssertEqual(lines.map { $0["customer"] }, [.string("carol"), .string("carol"), .string("dave")])
+        XCTAssertEqual(lines.map { $0["onBehalfOf"] }, [.null, .null, .string("mallory")])
+        XCTAssertEqual(lines.map { $0["via"] }, Array(repeating: .string("serve"), count: 3))
+        XCTAssertEqual(lines[0]["reason"], .string("goodwill"))
+        XCTAssertEqual(lines[0]["idempotencyKey"], .string("k-1"))
+        XCTAssertEqual(lines.map { $0["requestId"] }, [first, revoke, behalf].map { .string($0.headers["subs-request-id"] ?? "?") })
+        XCTAssertEqual(lines[0]["result"]?.stringValue?.hasPrefix("granted grant-"), true)
+        XCTAssertEqual(lines[1]["result"]?.stringValue?.hasPrefix("revoked grant-"), true)
+        // GET /v1/audit is the admin's; subs audit reads the same file.
+        XCTAssertEqual(try call(server, "GET", "/v1/audit", token: "w-token").status, 403)
+        let all = try call(server, "GET", "/v1/audit?actor=writer&since=2026-12-01", token: "a-token")
+        XCTAssertEqual(all.status, 200, all.text)
+        XCTAssertEqual(all.json?["entries"]?.arrayValue?.count, 2)
+        XCTAssertEqual(try call(server, "GET", "/v1/audit?customer=dave", token: "a-token").json?["entries"]?.arrayValue?.count, 1)
+        XCTAssertEqual(try call(server, "GET", "/v1/audit?at=now", token: "a-token").status, 400)
+        let local = try Binary.run(["--store", server.store, "audit", "--actor", "writer", "--format", "jsonl"], env: ["SUBS_NOW": now])
+        XCTAssertEqual(local.status.rawValue, 0, local.stderr)
+        XCTAssertEqual(local.stdout.split(separator: "\n").count, 2, local.stdout)
+    }
+
+    func testALocalWriteLeavesItsLineAndAuditReadsEveryFormat() throws {
+        let dir = TempDir()
+        let store = dir.write("store.json", try String(contentsOfFile: Repo.exampleStore, encoding: .utf8))
+        let env = ["SUBS_NOW": now]
+        XCTAssertEqual(try Binary.run(["--store", store, "grant", "alice", "bob", "premium", "--lifetime", "--actor", "dana",
+                                       "--reason", "apology"], env: env).status.rawValue, 0)
+        XCTAssertEqual(try Binary.run(["--store", store, "grant", "carol", "premium", "--lifetime", "--dry-run"], env: env).status.rawValue, 0)
+        XCTAssertEqual(try Binary.run(["--store", store, "revoke", "zed", "premium"], env: env).status.rawValue, 3)
+        let json = try Binary.run(["--store", store, "audit", "--format", "json"], env: env)
+        XCTAssertEqual(json.status.rawValue, 0, json.stderr)
+        let entries = try JSON.parse(json.stdout)["entries"]?.arrayValue ?? []
+        XCTAssertEqual(entries.map { $0["customer"] }, [.string("alice"), .string("bob")], "one line per customer written, none for a dry run or a refusal")
+        XCTAssertEqual(entries.first?["actor"], .string("dana"))
+        XCTAssertEqual(entries.first?["via"], .string("cli"))
+        XCTAssertNotEqual(entries.first?["user"], .null)
+        var info = stat()
+        XCTAssertEqual(stat(store + ".audit.jsonl", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+        for format in ["table", "tsv", "csv", "jsonl"] {
+            let run = try Binary.run(["--store", store, "audit", "--customer", "bob", "--format", format], env: env)
+            XCTAssertEqual(run.status.rawValue, 0, "\(format): \(run.stderr)")
+            XCTAssertTrue(run.stdout.contains("bob") && !run.stdout.contains("alice"), "\(format): \(run.stdout)")
+        }
+        // A torn last line (a crash while appending) is skipped; a bad line before it is exit 65 naming it.
+        let log = store + ".audit.jsonl"
+        let whole = try String(contentsOfFile: log, encoding: .utf8)
+        try (whole + #"{"time":"2026-12-"#).write(toFile: log, atomically: false, encoding: .utf8)
+        XCTAssertEqual(try Binary.run(["--store", store, "audit", "--format", "jsonl"], env: env).stdout.split(separator: "\n").count, 2)
+        try ("junk\n" + whole).write(toFile: log, atomically: false, encoding: .utf8)
+        let bad = try Binary.run(["--store", store, "audit"], env: env)
+        XCTAssertEqual(bad.status.rawValue, 65, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains(":1:"), bad.stderr)
+        // The log is the store's: a remote audit is refused with where to look.
+        XCTAssertEqual(try Binary.run(["--remote", "http://127.0.0.1:9", "audit"], env: env).status.rawValue, 64)
     }
 }
