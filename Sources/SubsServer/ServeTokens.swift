@@ -10,16 +10,21 @@ public struct ServeToken: Sendable {
     public let name: String
     public let scopes: Set<TokenScope>
     let secret: [UInt8]
+    /// The single-token form, shared by a team: it names nobody, so a body's grantedBy or
+    /// revokedBy is kept as the grant's (as before tokens had names); the audit line's actor is
+    /// `default`, with the body's name as onBehalfOf.
+    public let isShared: Bool
 
-    public init(name: String, scopes: Set<TokenScope>, secret: String) {
+    public init(name: String, scopes: Set<TokenScope>, secret: String, isShared: Bool = false) {
         self.name = name
         self.scopes = scopes
         self.secret = Array(secret.utf8)
+        self.isShared = isShared
     }
 
     /// The single-token form: `default`, every scope.
     public static func single(_ secret: String) -> ServeToken {
-        ServeToken(name: "default", scopes: Set(TokenScope.allCases), secret: secret)
+        ServeToken(name: "default", scopes: Set(TokenScope.allCases), secret: secret, isShared: true)
     }
 }
 

@@ -73,6 +73,8 @@ public final class SubsAPI: @unchecked Sendable {
     struct Caller {
         var name: String?
         var scopes: Set<TokenScope>
+        /// The shared single token (see `ServeToken.isShared`).
+        var isShared = false
 
         static let anyone = Caller(name: nil, scopes: Set(TokenScope.allCases))
     }
@@ -103,7 +105,7 @@ public final class SubsAPI: @unchecked Sendable {
                 return .answer(.error(status: 403, code: "forbidden",
                                       message: "the token '\(token.name)' lacks the \(scope.rawValue) scope that \(route.method) \(route.path) needs"))
             }
-            caller = Caller(name: token.name, scopes: token.scopes)
+            caller = Caller(name: token.name, scopes: token.scopes, isShared: token.isShared)
         }
         // The search route reads its own query (terms, attributes, cursor: CustomerSearchRoute).
         var query = QueryParameters()
@@ -333,6 +335,8 @@ public final class SubsAPI: @unchecked Sendable {
     static func actor(_ named: String?, field: String, caller: Caller) throws -> (String?, onBehalfOf: String?) {
         guard let name = caller.name else { return (named, nil) }
         guard let named, Array(named.utf8) != Array(name.utf8) else { return (name, nil) }
+        // The shared token names nobody: the body's name stays the grant's, and the audit says both.
+        if caller.isShared { return (named, named) }
         guard caller.scopes.contains(.admin) else {
             throw ActorRefusal(description: "\(field): '\(named)' is not this token's name ('\(name)'); writes are recorded "
                                + "under the token's name, and only a token with the admin scope may act on behalf of someone else")

@@ -119,8 +119,10 @@ public final class AuditLog: @unchecked Sendable {
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: store)).map { link in
             link.hasPrefix("/") ? link : ((store as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
         } ?? store
-        return target + ".audit.jsonl"
+        return target + suffix
     }
+
+    static let suffix = ".audit.jsonl"
 
     /// Appends `entries` and returns once they are on disk: the first caller to find nobody
     /// writing writes every line queued then, its own and the others', in one write and one
@@ -161,7 +163,22 @@ public final class AuditLog: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) -> AuditLogError? {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        var fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 && errno == ENOENT {
+            // A new log is the store's: its owner and group, its mode (read and write bits), so
+            // that whoever may write the store may append its lines — root writing a user's store
+            // leaves a log the user can append to, a group's store a log the group shares.
+            fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 {
+                var store = stat()
+                if stat(String(path.dropLast(AuditLog.suffix.count)), &store) == 0 {
+                    if geteuid() == 0 && store.st_uid != 0 { _ = fchown(fd, store.st_uid, store.st_gid) }
+                    _ = fchmod(fd, store.st_mode & 0o666)
+                }
+            } else if errno == EEXIST {
+                fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+            }
+        }
         guard fd >= 0 else { return .cannotWrite(path: path, reason: errorText(errno)) }
         defer { close(fd) }
         var offset = 0

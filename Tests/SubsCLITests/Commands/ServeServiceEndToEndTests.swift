@@ -316,9 +316,14 @@ final class ServeServiceEndToEndTests: XCTestCase {
         XCTAssertEqual(entries.first?["actor"], .string("dana"))
         XCTAssertEqual(entries.first?["via"], .string("cli"))
         XCTAssertNotEqual(entries.first?["user"], .null)
+        // The log takes the store's mode: whoever may write the store may append its lines.
+        chmod(store, 0o640)
+        try? FileManager.default.removeItem(atPath: store + ".audit.jsonl")
+        XCTAssertEqual(try Binary.run(["--store", store, "grant", "alice", "bob", "premium", "--lifetime", "--actor", "dana",
+                                       "--reason", "apology"], env: env).status.rawValue, 0)
         var info = stat()
         XCTAssertEqual(stat(store + ".audit.jsonl", &info), 0)
-        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+        XCTAssertEqual(info.st_mode & 0o777, 0o640)
         for format in ["table", "tsv", "csv", "jsonl"] {
             let run = try Binary.run(["--store", store, "audit", "--customer", "bob", "--format", format], env: env)
             XCTAssertEqual(run.status.rawValue, 0, "\(format): \(run.stderr)")
