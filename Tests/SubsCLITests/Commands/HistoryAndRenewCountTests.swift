@@ -110,8 +110,34 @@ final class HistoryAndRenewCountTests: XCTestCase {
         // found has none).
         let tsv = run(["renew-count", "frank", "premium", "--format", "tsv"])
         XCTAssertEqual(tsv.status, .notFound)
-        XCTAssertEqual(tsv.stdout, "customerId\trequestedId\tentitlement\trenewsCount\terror\nfrank\tfrank\tpremium\t\tentitlement_not_found\n")
+        XCTAssertEqual(tsv.stdout, "customerId\trequestedId\tentitlement\trenewsCount\tallChainsRenewsCount\terror\nfrank\tfrank\tpremium\t\t\tentitlement_not_found\n")
         XCTAssertEqual(run(["renew-count", "nobody", "premium", "--format", "tsv"]).stdout.split(separator: "\n").last,
-                       "\tnobody\t\t\tcustomer_not_found")
+                       "\tnobody\t\t\t\tcustomer_not_found")
+    }
+
+    /// Without ENTITLEMENT the JSON's renewsCount counts each renewal once across all chains, and
+    /// is not the sum of the rows (demo alice: premium 18, 19 across her chains). The table says
+    /// that number under its rows, the TSV and CSV carry it in every row, the batch table in a
+    /// column: no format shows less than the document.
+    func testTheCountAcrossAllChainsIsInEveryFormat() throws {
+        let dir = TempDir()
+        let store = dir.path + "/store.json"
+        XCTAssertEqual(runCLI(["--store", store, "store", "init", "--demo", "-q"]).status, .success)
+        let at = ["--at", "2026-12-01T12:00:00Z"]
+        let document = try JSON.parse(runCLI(["--store", store, "renew-count", "alice", "--json"] + at).stdout)
+        func number(_ value: JSONValue?) -> String? { if case .number(let n)? = value { return n } else { return nil } }
+        let across = try XCTUnwrap(number(document["renewsCount"]))
+        let rows = try XCTUnwrap(document["byEntitlement"]?.objectValue).members.compactMap { number($0.value) }
+        XCTAssertNotEqual(rows.compactMap { Int($0) }.reduce(0, +), Int(across), "the demo should show a total that is not the sum")
+        let table = runCLI(["--store", store, "renew-count", "alice"] + at)
+        XCTAssertTrue(table.stdout.hasSuffix("Across all subscription chains: \(across) renewals, each counted once.\n"), table.stdout)
+        let tsv = runCLI(["--store", store, "renew-count", "alice", "--format", "tsv"] + at).stdout.split(separator: "\n")
+        XCTAssertEqual(tsv.first?.split(separator: "\t")[4], "allChainsRenewsCount")
+        XCTAssertEqual(Set(tsv.dropFirst().map { String($0.split(separator: "\t", omittingEmptySubsequences: false)[4]) }), [across])
+        let batch = runCLI(["--store", store, "renew-count", "-"] + at, stdin: "alice\n")
+        XCTAssertTrue(batch.stdout.hasPrefix("CUSTOMER  ENTITLEMENT  RENEWS  ALL CHAINS\n"), batch.stdout)
+        XCTAssertTrue(batch.stdout.contains("  \(across)\n"), batch.stdout)
+        // With ENTITLEMENT the bare number stays alone, and the column is empty.
+        XCTAssertEqual(runCLI(["--store", store, "renew-count", "alice", "premium"] + at).stdout, "18\n")
     }
 }

@@ -67,7 +67,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(gate.stderr.hasPrefix("subs: 'bob' lacks 'premium': "), gate.stderr)
         let counts = try Binary.run(["--store", small, "renew-count", "-", "premium", "--format", "tsv"], stdin: "alice\nzed\n")
         XCTAssertEqual(counts.status.rawValue, 3)
-        XCTAssertEqual(counts.stdout, "customerId\trequestedId\tentitlement\trenewsCount\terror\nalice\talice\tpremium\t1\t\n\tzed\t\t\tcustomer_not_found\n")
+        XCTAssertEqual(counts.stdout, "customerId\trequestedId\tentitlement\trenewsCount\tallChainsRenewsCount\terror\nalice\talice\tpremium\t1\t\t\n\tzed\t\t\t\tcustomer_not_found\n")
     }
 
     func testStoreFromAPipe() throws {
