@@ -116,10 +116,10 @@ public final class AuditLog: @unchecked Sendable {
     }
 
     public static func path(forStore store: String) -> String {
-        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: store)).map { link in
-            link.hasPrefix("/") ? link : ((store as NSString).deletingLastPathComponent as NSString).appendingPathComponent(link)
-        } ?? store
-        return target + suffix
+        // Through every link to the store itself (a chain of relative and absolute links too).
+        guard let resolved = realpath(store, nil) else { return store + suffix }
+        defer { free(resolved) }
+        return String(cString: resolved) + suffix
     }
 
     static let suffix = ".audit.jsonl"

@@ -44,7 +44,9 @@ final class ServeOpenAPIClientEndToEndTests: XCTestCase {
                                       "--checks", "all", "--exclude-checks", "positive_data_acceptance",
                                       "--max-examples", "25", "--seed", "33", "--workers", "1",
                                       "--phases", "examples,coverage,fuzzing", "--no-color"],
-                                 environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 })
+                                 environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 },
+                                 // Its caches (.schemathesis, .hypothesis) go in the test's folder, never the repository.
+                                 currentDirectory: dir.path)
         let summary = run.stdout.split(separator: "\n").suffix(40).joined(separator: "\n")
         XCTAssertEqual(run.status, 0, "schemathesis found something:\n\(summary)\n\(run.stderr.suffix(2000))")
         XCTAssertTrue(run.stdout.contains("generated"), summary)
