@@ -20,7 +20,7 @@ extension SubsAPI {
     private func decoded(_ id: ID) -> Result<(record: CustomerRecord, catalog: Catalog), Refused> {
         do {
             guard let stored = try served.customer(id) else { return .failure(Refused(answer: Self.customerNotFound(id))) }
-            return .success(try stored.decoded(path: store.path))
+            return .success(try stored.decoded(path: store.path, catalogs: catalogs))
         } catch {
             return .failure(Refused(answer: failure(error)))
         }

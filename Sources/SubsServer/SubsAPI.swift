@@ -16,6 +16,8 @@ public final class SubsAPI: @unchecked Sendable {
     let commits: GroupCommit
     /// STORE.audit.jsonl: one line per write, naming the token's person.
     let audit: AuditLog
+    /// The served version's catalog, decoded once for the status routes.
+    let catalogs = ServedCatalog()
     /// The tokens requests may carry; nil: none needed (the CLI allows that on loopback
     /// addresses only), and every caller may do everything.
     private let tokens: ServeTokens?
