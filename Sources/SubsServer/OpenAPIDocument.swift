@@ -169,7 +169,7 @@ enum Schemas {
             ("transactionId", nullableString), ("originalTransactionId", nullableString), ("productId", nullableString),
             ("type", string), ("transactionDate", nullableString), ("expirationDate", nullableString), ("source", string),
             ("environment", string), ("ownershipType", string), ("offerCode", nullableString), ("orderId", nullableString),
-            ("transactionRevocationDate", nullableString),
+            ("transactionRevocationDate", nullableString), ("price", nullableString), ("currency", nullableString),
         ]))])),
         ("otherActiveSources", object([("type", .string("array")), ("items", closed([
             ("productId", nullableString), ("source", string), ("expirationDate", nullableString), ("renewState", string),
@@ -198,6 +198,10 @@ enum Schemas {
             ("attributes", object([("type", .array([.string("object"), .string("null")]))])),
             ("activeEntitlements", strings),
             ("entitlements", object([("type", .string("object")), ("additionalProperties", reference("Entitlement"))])),
+            ("totalSpent", object([("type", .array([.string("array"), .string("null")])), ("items", closed([
+                ("currency", nullableString), ("amount", nullableString), ("payments", nullableInteger),
+                ("refunded", nullableInteger), ("complete", boolean), ("incompleteReason", nullableString),
+            ]))])),
         ])),
         ("Entitlement", entitlement),
         ("HistoryDocument", closed([

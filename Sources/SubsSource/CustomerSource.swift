@@ -80,6 +80,7 @@ extension CustomerSource {
                     e.otherActiveSources.removeAll { !environment.counts(isSandbox: $0.isSandbox, isGrant: $0.sourceKind == .grant) }
                     return e
                 }
+                kept.spending = status.spending?.counting(environment)
                 return kept
             }
         }

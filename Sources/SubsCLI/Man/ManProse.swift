@@ -209,7 +209,11 @@ enum ManProse {
         something (free trial, intro offer, family sharing, offer code, sandbox, more sources); and with \
         --wide TRANSACTION, ORIGINAL and GRANT. Under it, one sentence per entitlement that is not simply \
         active and renewing says why, with dates, and names every other active source \
-        (also billed by pro_yearly (App Store), renews 2027-01-10).
+        (also billed by pro_yearly (App Store), renews 2027-01-10). Last, one line says what the \
+        customer paid (the document's totalSpent: per currency an exact decimal amount, refunds \
+        subtracted, the payments and the refunded ones counted, complete false with the reason where \
+        the provider can say only part, null where it cannot): spent USD 59.94 in 6 payments, 1 refunded. \
+        Transactions and history entries carry price (a decimal string, never a float) and currency.
         """,
         """
         The history table is a timeline: DATE, ENTITLEMENT and WHAT HAPPENED, one plain sentence per \

@@ -122,4 +122,30 @@ enum Wording {
         if seconds % 86_400 == 0 { return "\(seconds / 86_400)-day" }
         return nil
     }
+
+    /// `check`'s money line (SPEC section 4, "Money"): "spent USD 59.94 in 6 payments, 1 refunded",
+    /// one part per currency, then the payments of unknown price, then what the total leaves out
+    /// ("(incomplete: …)"; the payments of unknown price say so themselves); nil when there is
+    /// no amount to say (no payments, only payments of unknown price, or the provider cannot
+    /// tell: `totalSpent` empty, without an amount, or null — JSON still counts them).
+    static func spent(_ spending: Spending) -> String? {
+        let totals = spending.totals
+        guard totals.contains(where: { $0.amount != nil }) else { return nil }
+        func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+        let parts = totals.map { t -> String in
+            var part: String
+            if let currency = t.currency, let amount = t.amount {
+                part = "\(currency) \(CurrencyCode.format(amount, currency))"
+                if let payments = t.payments { part += " in " + count(payments, "payment") }
+            } else {
+                part = t.payments.map { count($0, "payment") + " of unknown price" } ?? "payments of unknown price"
+            }
+            if let refunded = t.refunded, refunded > 0 { part += ", \(refunded) refunded" }
+            return part
+        }
+        var reasons: [String] = []
+        for r in spending.payments.compactMap(\.incompleteReason) + [spending.incompleteReason].compactMap({ $0 })
+        where !reasons.contains(r) { reasons.append(r) }
+        return "spent " + parts.joined(separator: "; ") + (reasons.isEmpty ? "" : " (incomplete: \(reasons.joined(separator: "; ")))")
+    }
 }

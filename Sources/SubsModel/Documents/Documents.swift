@@ -45,7 +45,24 @@ public enum Documents {
             ("attributes", status.record.attributes.map { .object($0) } ?? .null),
             ("activeEntitlements", ids(status.activeEntitlementIds)),
             ("entitlements", .object(JSONObject(entitlements.map { ($0.id.string, entitlement($0)) }))),
+            ("totalSpent", totalSpent(status.spending)),
         ]))
+    }
+
+    /// `[{currency, amount, payments, refunded, complete, incompleteReason}]` (SPEC section 4,
+    /// "Money"): amounts as exact decimal strings; null where the provider cannot tell.
+    public static func totalSpent(_ spending: Spending?) -> JSONValue {
+        guard let spending else { return .null }
+        return .array(spending.totals.map { t in
+            .object(JSONObject([
+                ("currency", string(t.currency)),
+                ("amount", string(t.amount.map { CurrencyCode.format($0, t.currency ?? "") })),
+                ("payments", int(t.payments)),
+                ("refunded", int(t.refunded)),
+                ("complete", .bool(t.complete)),
+                ("incompleteReason", string(t.incompleteReason)),
+            ]))
+        })
     }
 
     public static func entitlement(_ e: EntitlementInfo) -> JSONValue {
@@ -112,6 +129,8 @@ public enum Documents {
             ("offerCode", string(t.offerCode)),
             ("orderId", string(t.orderId)),
             ("transactionRevocationDate", date(t.revocationDate)),
+            ("price", string(Spent.priceText(t))),
+            ("currency", string(t.priceMicros == nil ? nil : t.currency)),
         ]))
     }
 

@@ -41,12 +41,17 @@ public struct Transaction: Equatable, Sendable {
     /// The order id on the customer's receipt (Apple `MK…`, Google Play `GPA.…`), for `find`.
     public var orderId: String?
     public var revocationDate: Instant?
+    /// What was paid, in millionths of `currency` (SPEC section 2, rev. 4); nil: not recorded.
+    public var priceMicros: Int64?
+    /// ISO 4217, present with `priceMicros`.
+    public var currency: String?
 
     public init(transactionId: ID, originalTransactionId: ID, productId: ID,
                 type: TransactionType, transactionDate: Instant, expirationDate: Instant? = nil,
                 source: PurchaseSource = .unknown, environment: PurchaseEnvironment = .production,
                 ownershipType: OwnershipType = .owner, offerCode: String? = nil,
-                revocationDate: Instant? = nil, orderId: String? = nil) {
+                revocationDate: Instant? = nil, orderId: String? = nil,
+                priceMicros: Int64? = nil, currency: String? = nil) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.productId = productId
@@ -59,7 +64,12 @@ public struct Transaction: Equatable, Sendable {
         self.offerCode = offerCode
         self.orderId = orderId
         self.revocationDate = revocationDate
+        self.priceMicros = priceMicros
+        self.currency = currency
     }
+
+    /// The price as an exact decimal (nil when none was recorded).
+    public var price: DecimalAmount? { priceMicros.flatMap { DecimalAmount(micros: $0) } }
 }
 
 public enum EventType: String, Sendable, CaseIterable {

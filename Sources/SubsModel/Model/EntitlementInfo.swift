@@ -186,10 +186,14 @@ public struct CustomerStatus: Equatable, Sendable {
     public var projected: Bool
     /// Every entitlement with a source at T, sorted by id.
     public var entitlements: [EntitlementInfo]
+    /// What the customer paid as of T, as far as the provider can tell (`totalSpent`); nil where
+    /// it cannot tell at all.
+    public var spending: Spending?
 
     public init(record: CustomerRecord, requestedId: ID? = nil, requestDate: Instant, projected: Bool = false,
-                entitlements: [EntitlementInfo]) {
+                entitlements: [EntitlementInfo], spending: Spending? = nil) {
         self.record = record
+        self.spending = spending
         self.requestedId = requestedId ?? record.id
         self.requestDate = requestDate
         self.projected = projected

@@ -40,7 +40,8 @@ public enum EntitlementRules {
         var counted = customer
         if let only = environment.environment { counted.transactions.removeAll { $0.environment != only } }
         return CustomerStatus(record: customer, requestedId: requestedId, requestDate: t,
-                              entitlements: evaluate(counted, catalog: catalog, at: t))
+                              entitlements: evaluate(counted, catalog: catalog, at: t),
+                              spending: Spent.spending(of: counted, at: t))
     }
 
     /// The active source with the latest end if any source is active, else the source with the

@@ -40,9 +40,10 @@ public enum History {
                     ("environment", .string(transaction.environment.rawValue)),
                     ("ownershipType", .string(transaction.ownershipType.rawValue)),
                     ("offerCode", .string(transaction.offerCode)),
-                    // The store format keeps no price (section 2): unknown, never guessed.
-                    ("price", .string(nil)),
-                    ("currency", .string(nil)),
+                    // `priceMicros` as a decimal of its currency (SPEC section 2, rev. 4); null
+                    // when the store recorded none: unknown, never guessed.
+                    ("price", .string(Spent.priceText(transaction))),
+                    ("currency", .string(transaction.priceMicros == nil ? nil : transaction.currency)),
                 ]))
             if let revoked = transaction.revocationDate {
                 all.append(HistoryEntry(

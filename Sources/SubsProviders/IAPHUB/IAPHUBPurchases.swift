@@ -165,7 +165,8 @@ public struct IAPHUBPurchasePage: Equatable, Sendable {
         switch f["price"] {
         case nil, .null?: price = nil
         case .number(let text)?: price = text
-        case let other?: throw WireFormatError(path: JSONPath.member(path, "price"), message: "expected a number, found \(other.typeName)")
+        // A price of another shape is unknown: money never hides a purchase (SPEC section 6).
+        case .some: price = nil
         }
         let purchase = IAPHUBPurchase(
             id: id, purchaseDate: date, productType: type, productSku: try f.stringID("productSku").flatMap { $0.isEmpty ? nil : $0 },

@@ -138,4 +138,27 @@ public enum QonversionPurchaseHistory {
         }
         return counts
     }
+
+    static let noRefunds = "Qonversion's API v4 marks no refund on a purchase: a refunded payment counts as paid"
+
+    /// What the purchases tell of the money (`totalSpent`): each purchase dated up to T with its
+    /// `price` (a decimal string, read exactly) and `currency`; a price of zero is no payment (a
+    /// free trial or period); a price or currency of another shape is a payment of unknown
+    /// price. v4 marks no refund, so every total is incomplete, and so is one the listing cut
+    /// short (the page cap, the budget).
+    public static func spending(_ purchases: [QonversionPurchase], sandbox: Bool, at t: Instant,
+                                listingIncomplete: String?) -> Spending {
+        var payments: [Payment] = []
+        for p in purchases where p.purchasedAt <= t {
+            var price: DecimalAmount?, currency: String?
+            if let text = p.price, let amount = DecimalAmount(exactly: text), let code = p.currency, CurrencyCode.isValid(code) {
+                price = amount
+                currency = code
+            }
+            if price?.isZero == true { continue }
+            payments.append(Payment(price: price, currency: currency, isSandbox: sandbox))
+        }
+        return Spending(payments: payments, incompleteReason: [noRefunds, listingIncomplete].compactMap { $0 }.joined(separator: "; "),
+                        unpricedReason: "Qonversion gives no readable price for some purchases")
+    }
 }

@@ -51,8 +51,10 @@ public struct QonversionSource: CustomerSource {
 
     /// `statuses` of API v3 and v4 alike, which differ only in how the entitlements are read:
     /// each USER resolved and read once, its status built by `status`, a note when projected.
+    /// `spending` (API v4): what the user paid as of the status's T, read after its entitlements.
     func statuses(of ids: [ID], at t: Instant?, projectionNote: (Instant) -> String,
-                  entitlements: (QonversionUser, inout Remarks) throws -> EntitlementsAnswer?) throws -> StatusAnswer {
+                  entitlements: (QonversionUser, inout Remarks) throws -> EntitlementsAnswer?,
+                  spending: ((QonversionUser, Instant, inout Remarks) throws -> Spending?)? = nil) throws -> StatusAnswer {
         var remarks = Remarks()
         var firstDate: Instant?
         var seen: [ID: CustomerStatus?] = [:]
@@ -63,6 +65,7 @@ public struct QonversionSource: CustomerSource {
             if let user = try resolve(id, cachePolicy: cachePolicy, remarks: &remarks), let answer = try entitlements(user, &remarks) {
                 firstDate = firstDate ?? answer.requestDate
                 status = Self.status(id, user, answer, at: t)
+                if let spending, let at = status?.requestDate { status?.spending = try spending(user, at, &remarks) }
             }
             seen[id] = status
             return status

@@ -63,9 +63,24 @@ public struct QonversionV4Source: CustomerSource {
 
     public func statuses(of ids: [ID], at t: Instant?) throws -> StatusAnswer {
         try requireSecretKey()
-        return try v3.statuses(of: ids, at: t, projectionNote: Self.projectionNote) { user, remarks in
+        return try v3.statuses(of: ids, at: t, projectionNote: Self.projectionNote, entitlements: { user, remarks in
             try entitlements(of: user.userId, remarks: &remarks)
-        }
+        }, spending: { user, at, remarks in
+            // `totalSpent` needs the purchase listing: one more request a page (within the budget,
+            // read in part when it runs out). A listing that fails otherwise costs the customer
+            // its totalSpent (null, said on stderr), never its entitlements.
+            do {
+                return try purchases(of: user.userId, remarks: &remarks).map {
+                    QonversionPurchaseHistory.spending($0.list, sandbox: sandbox, at: at, listingIncomplete: $0.incompleteReason)
+                }
+            } catch let error as RemoteError where !error.isBudgetSpent {
+                remarks.warn("Qonversion user '\(user.userId)': the purchase listing could not be read (\(error)); totalSpent is null")
+                return nil
+            } catch let error as QonversionError {
+                remarks.warn("Qonversion user '\(user.userId)': the purchase listing could not be read (\(error)); totalSpent is null")
+                return nil
+            }
+        })
     }
 
     static func projectionNote(_ t: Instant) -> String {

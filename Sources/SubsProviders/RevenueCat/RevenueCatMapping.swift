@@ -24,7 +24,8 @@ public enum RevenueCatMapping {
         let record = CustomerRecord(id: id, aliases: id == requestedId ? [] : [requestedId], firstSeen: s.firstSeen,
                                     attributes: s.attributes)
         let entitlements = s.entitlements.map { entitlement($0, of: s, at: t) }.sorted { $0.id < $1.id }
-        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements,
+                                    spending: spending(s, at: t))
         if projected { Projection.apply(&status, at: t) }
         return status
     }
@@ -275,5 +276,45 @@ public enum RevenueCatMapping {
             sub.isPromotional && sub.refundedAt == nil && (sub.expiresDate.map { s.requestDate < $0 } ?? true)
                 && concerned(sub.productId, s).contains(entitlement)
         }
+    }
+}
+
+extension RevenueCatMapping {
+    static let latestPriceOnly = "RevenueCat API v1 gives each subscription's latest price only: its earlier periods are not counted"
+    static let noPurchaseRefunds = "RevenueCat API v1 marks no refund on a one-time purchase"
+
+    /// What v1 tells of the money (`totalSpent`): each one-time purchase (`non_subscriptions`,
+    /// `price.amount` and `price.currency`) and each subscription's latest period (its `price`,
+    /// refunded when the subscription has `refunded_at`), dated up to T. A subscription past its
+    /// first period (`purchase_date` after `original_purchase_date`) paid periods v1 does not
+    /// price: its currency's total is incomplete, never multiplied out. Promotional grants and
+    /// family-shared access are not payments; a period priced zero (a free trial) neither; a
+    /// price of another shape is a payment of unknown price (the rest of the customer stands).
+    public static func spending(_ s: RevenueCatSubscriber, at t: Instant) -> Spending {
+        func happened(_ date: Instant?) -> Bool { date.map { $0 <= t } ?? (t >= s.requestDate) }
+        var payments: [Payment] = []
+        for sub in s.subscriptions where !sub.isPromotional && sub.ownershipType != "FAMILY_SHARED" && happened(sub.purchaseDate) {
+            let (price, currency) = money(sub.price, sub.currency)
+            if price?.isZero == true { continue }
+            if price == nil, sub.periodType == "trial" { continue }
+            let firstPeriod = sub.originalPurchaseDate != nil && sub.originalPurchaseDate == sub.purchaseDate
+            payments.append(Payment(price: price, currency: currency, refunded: sub.refundedAt.map { $0 <= t } ?? false,
+                                    isSandbox: sub.isSandbox, incompleteReason: firstPeriod ? nil : latestPriceOnly))
+        }
+        for purchase in s.purchases where purchase.store != "promotional" && happened(purchase.purchaseDate) {
+            let (price, currency) = money(purchase.price, purchase.currency)
+            if price?.isZero == true { continue }
+            payments.append(Payment(price: price, currency: currency, isSandbox: purchase.isSandbox,
+                                    incompleteReason: noPurchaseRefunds))
+        }
+        return Spending(payments: payments, unpricedReason: "RevenueCat gives no readable price for some payments")
+    }
+
+    /// A vendor's amount and currency as exact money: both well formed, or neither.
+    static func money(_ amount: String?, _ currency: String?) -> (DecimalAmount?, String?) {
+        guard let amount, let price = DecimalAmount(exactly: amount), let currency, CurrencyCode.isValid(currency) else {
+            return (nil, nil)
+        }
+        return (price, currency)
     }
 }

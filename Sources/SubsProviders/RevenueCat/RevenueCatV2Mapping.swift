@@ -59,7 +59,8 @@ public enum RevenueCatV2Mapping {
             ids.append(ref.id)
         }
         let entitlements = ids.map { entitlement($0, named: keys[$0] ?? $0, in: r, at: t) }.sorted { $0.id < $1.id }
-        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements)
+        var status = CustomerStatus(record: record, requestedId: requestedId, requestDate: t, entitlements: entitlements,
+                                    spending: spending(r, at: t))
         if projected { Projection.apply(&status, at: t) }
         return status
     }
@@ -191,5 +192,35 @@ public enum RevenueCatV2Mapping {
         }
         if let start = s.startsAt, s.currentPeriodStartsAt == start { return 0 }
         return nil
+    }
+}
+
+extension RevenueCatV2Mapping {
+    static let revenueInUSD = "RevenueCat API v2 gives a subscription's revenue in USD (gross, as RevenueCat converted it), "
+        + "not its payments nor the currency they were made in"
+
+    /// What v2 tells of the money (`totalSpent`), from what `check` already reads: each
+    /// subscription's `total_revenue_in_usd.gross` (its payments not counted: v2 gives none, so
+    /// the USD total is incomplete and `payments` null), and each one-time purchase's revenue
+    /// (`revenue_in_usd`, one payment, refunded when its `status` is `refunded`). Started or
+    /// bought up to T; promotional and family-shared ones are not payments; a malformed amount
+    /// is a payment of unknown price.
+    public static func spending(_ r: RevenueCatV2Record, at t: Instant) -> Spending {
+        var payments: [Payment] = []
+        for sub in r.subscriptions where !sub.isPromotional && sub.ownership != "family_shared" {
+            guard let start = sub.startsAt ?? sub.currentPeriodStartsAt, start <= t else { continue }
+            let (price, currency) = RevenueCatMapping.money(sub.totalRevenue?.gross, sub.totalRevenue?.currency)
+            if price?.isZero == true { continue } // nothing paid yet (a free trial)
+            payments.append(Payment(price: price, currency: currency, isSandbox: sub.environment == "sandbox", count: nil,
+                                    incompleteReason: revenueInUSD))
+        }
+        for purchase in r.purchases where purchase.store != "promotional" && purchase.ownership != "family_shared" {
+            guard let bought = purchase.purchasedAt, bought <= t else { continue }
+            let (price, currency) = RevenueCatMapping.money(purchase.revenue?.gross, purchase.revenue?.currency)
+            if price?.isZero == true { continue }
+            payments.append(Payment(price: price, currency: currency, refunded: purchase.status == "refunded",
+                                    isSandbox: purchase.environment == "sandbox"))
+        }
+        return Spending(payments: payments, unpricedReason: "RevenueCat gives no readable revenue for some payments")
     }
 }

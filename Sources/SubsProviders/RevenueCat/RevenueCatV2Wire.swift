@@ -65,6 +65,9 @@ public struct RevenueCatV2Subscription: Equatable, Sendable {
     public var ownership: String?
     /// `pending_changes.product.store_identifier`.
     public var pendingProductStoreIdentifier: ID?
+    /// `total_revenue_in_usd` (a `MonetaryAmount`): what the subscription brought in, converted
+    /// to USD by RevenueCat; nil when absent or malformed (money never hides a subscription).
+    public var totalRevenue: RevenueCatV2Money? = nil
 
     public var isPromotional: Bool { store == "promotional" }
     /// The stores whose subscriptions RevenueCat lists transactions of.
@@ -188,7 +191,8 @@ public enum RevenueCatV2Wire {
                 givesAccess: try s.bool("gives_access") ?? false, autoRenewalStatus: try s.string("auto_renewal_status"),
                 status: try s.string("status"), entitlements: try entitlementRefs(s), environment: try s.string("environment"),
                 store: try s.string("store"), storeSubscriptionIdentifier: try s.identifier("store_subscription_identifier"),
-                ownership: try s.string("ownership"), pendingProductStoreIdentifier: pending)
+                ownership: try s.string("ownership"), pendingProductStoreIdentifier: pending,
+                totalRevenue: (try? s.money("total_revenue_in_usd")) ?? nil)
         }
     }
 
@@ -199,7 +203,7 @@ public enum RevenueCatV2Wire {
             guard let id = try x.id("id"), !id.isEmpty else { throw WireFormatError(path: JSONPath.member(p, "id"), message: "required") }
             return RevenueCatV2Purchase(
                 id: id, productId: try x.id("product_id"), purchasedAt: try x.milliseconds("purchased_at"),
-                revenue: try x.revenue(), status: try x.string("status"),
+                revenue: (try? x.revenue()) ?? nil, status: try x.string("status"),
                 entitlements: try entitlementRefs(x), environment: try x.string("environment"), store: try x.string("store"),
                 storePurchaseIdentifier: try x.identifier("store_purchase_identifier"), ownership: try x.string("ownership"))
         }

@@ -127,6 +127,7 @@ package struct RecordDecoder {
         let orderId = optionalString(fields, "orderId", path())
         if orderId?.isEmpty == true { problem(JSONPath.member(path(), "orderId"), "must not be empty (leave it out when there is none)") }
         let revocation = optionalDate(fields, "transactionRevocationDate", path())
+        let (priceMicros, currency) = price(fields, path())
 
         if let productId, let type {
             func productPath() -> String { JSONPath.member(path(), "productId") }
@@ -159,7 +160,38 @@ package struct RecordDecoder {
         return Transaction(transactionId: transactionId, originalTransactionId: originalId, productId: productId,
                            type: type, transactionDate: date, expirationDate: expiration, source: source,
                            environment: environment, ownershipType: ownership, offerCode: offerCode,
-                           revocationDate: revocation, orderId: orderId)
+                           revocationDate: revocation, orderId: orderId, priceMicros: priceMicros, currency: currency)
+    }
+
+    /// `priceMicros` (an integer ≥ 0: millionths of the currency, no fraction, no exponent) and
+    /// `currency` (ISO 4217, three capital letters; required with `priceMicros`), SPEC section 2
+    /// rev. 4. A money field of another shape is a data error with its path, like any other.
+    private mutating func price(_ fields: JSONObject, _ path: @autoclosure () -> String) -> (Int64?, String?) {
+        var micros: Int64?
+        if let value = fields["priceMicros"], !value.isNull {
+            func microsPath() -> String { JSONPath.member(path(), "priceMicros") }
+            if case .number(let literal) = value {
+                if !literal.isEmpty, literal.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int64(literal) {
+                    micros = n
+                } else if literal.hasPrefix("-") {
+                    problem(microsPath(), "must not be negative (\(literal))")
+                } else if literal.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                    problem(microsPath(), "\(literal) is too large (at most \(Int64.max) millionths)")
+                } else {
+                    problem(microsPath(), "expected a whole number of millionths, found \(literal)")
+                }
+            } else {
+                problem(microsPath(), "expected number, found \(value.typeName)")
+            }
+        }
+        let currency = optionalString(fields, "currency", path())
+        if let currency, !CurrencyCode.isValid(currency) {
+            problem(JSONPath.member(path(), "currency"), "expected an ISO 4217 code (three capital letters, e.g. USD), found '\(currency)'")
+        }
+        if micros != nil, currency == nil, fields["priceMicros"].map({ !$0.isNull }) ?? false {
+            problem(JSONPath.member(path(), "currency"), "required with priceMicros")
+        }
+        return (micros, currency)
     }
 
     /// The rules add the product's stored grace and billing retry periods to an expiration: both

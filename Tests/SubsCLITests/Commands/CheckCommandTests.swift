@@ -22,7 +22,7 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(result.status, .success, result.stderr)
         let doc = try JSON.parse(result.stdout)
         XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen", "attributes",
-                                               "activeEntitlements", "entitlements"])
+                                               "activeEntitlements", "entitlements", "totalSpent"])
         XCTAssertEqual(doc["customerId"], .string("alice"))
         XCTAssertEqual(doc["requestedId"], .string("alice"))
         XCTAssertEqual(doc["requestDate"], .string("2026-12-01T12:00:00Z"))
@@ -44,7 +44,7 @@ final class CheckCommandTests: XCTestCase {
         let transaction = try XCTUnwrap(premium["transactions"]?.arrayValue?.first?.objectValue)
         XCTAssertEqual(transaction.keys, ["transactionId", "originalTransactionId", "productId", "type", "transactionDate",
                                           "expirationDate", "source", "environment", "ownershipType", "offerCode",
-                                          "orderId", "transactionRevocationDate"])
+                                          "orderId", "transactionRevocationDate", "price", "currency"])
         XCTAssertEqual(transaction["environment"], .string("production"))
         XCTAssertEqual(transaction["orderId"], .null)
     }

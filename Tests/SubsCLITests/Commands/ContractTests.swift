@@ -66,7 +66,7 @@ final class ContractTests: XCTestCase {
         for document in all {
             let id = document["customerId"]?.stringValue ?? "?"
             XCTAssertEqual(document.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen",
-                                                        "attributes", "activeEntitlements", "entitlements"], id)
+                                                        "attributes", "activeEntitlements", "entitlements", "totalSpent"], id)
             for (name, e) in document["entitlements"]?.objectValue?.members.map({ ($0.key, $0.value) }) ?? [] {
                 XCTAssertEqual(e.objectValue?.keys, entitlementKeys, "\(id).\(name)")
                 let others = e["otherActiveSources"]?.arrayValue ?? []

@@ -18,7 +18,7 @@ package final class FakeRevenueCat: @unchecked Sendable {
     package static let fixtures = ["tina": "trial", "carl": "cancelled", "gina": "grace", "rita": "billing-retry",
                            "ralph": "refund", "lena": "lifetime", "paul": "promotional", "fay": "family",
                            "sam": "sandbox", "pia": "paused", "uri": "unknown-store", "ghost": "empty",
-                           "pete": "prepaid", "rhea": "restored-purchase", "mallory": "one-malformed"]
+                           "pete": "prepaid", "rhea": "restored-purchase", "mallory": "one-malformed", "mona": "money"]
 
     private let lock = NSLock()
     private var subscribers: [String: JSONValue] = [:]

@@ -45,7 +45,26 @@ struct CheckResult: CommandResult {
     static let rowHeaders = ["customerId", "requestedId", "entitlement", "isActive", "state", "renewState", "expirationDate",
                              "productId", "source", "periodType", "grantType", "renewsCount",
                              "accessEndDate", "willRenew", "isSandbox", "gracePeriodExpirationDate", "billingRetryEndDate",
-                             "refundedAt", "revokedAt", "revokedBy", "revokeReason", "error"]
+                             "refundedAt", "revokedAt", "revokedBy", "revokeReason",
+                             "spent", "payments", "refunded", "spentComplete", "error"]
+
+    /// The customer's `totalSpent` in four cells, repeated on each of its rows as `customerId`
+    /// is: `spent` — each currency's amount, `USD 59.94;EUR 9.99` (the payments of unknown price
+    /// have none); `payments` and `refunded` — counted over every currency, empty where the
+    /// provider does not count them; `spentComplete` — `true`/`false`. All four empty where the
+    /// provider cannot tell (`totalSpent: null`).
+    static func spentCells(_ spending: Spending?) -> [String] {
+        guard let spending else { return ["", "", "", ""] }
+        let totals = spending.totals
+        let amounts = totals.compactMap { t in
+            t.currency.flatMap { c in t.amount.map { "\(c) \(CurrencyCode.format($0, c))" } }
+        }
+        func sum(_ values: [Int?]) -> String {
+            values.contains { $0 == nil } ? "" : String(values.reduce(0) { $0 + $1! })
+        }
+        return [amounts.joined(separator: ";"), sum(totals.map(\.payments)), sum(totals.map(\.refunded)),
+                String(totals.allSatisfy(\.complete))]
+    }
 
     /// One row per entitlement; a customer without any (or not found) still gets one row.
     var rows: Rows {
@@ -56,7 +75,10 @@ struct CheckResult: CommandResult {
                 return [[m.customerId?.string ?? "", m.requestedId.string] + empty + [m.code]]
             case .found(let status):
                 let entitlements = shown(status)
-                if entitlements.isEmpty { return [[status.record.id.string, status.requestedId.string] + empty + [""]] }
+                let spent = Self.spentCells(status.spending)
+                if entitlements.isEmpty {
+                    return [[status.record.id.string, status.requestedId.string] + empty.dropLast(4) + spent + [""]]
+                }
                 return entitlements.map { e in
                     let date = { (instant: Instant?) in instant.map(ISODate.format) ?? "" }
                     return [status.record.id.string, status.requestedId.string, e.id.string, String(e.isActive), e.state.rawValue,
@@ -64,7 +86,7 @@ struct CheckResult: CommandResult {
                             e.periodType.rawValue, e.grantType.rawValue, e.renewsCount.map(String.init) ?? "",
                             date(e.accessEndDate), String(e.willRenew), String(e.isSandbox), date(e.gracePeriodExpirationDate),
                             date(e.billingRetryEndDate), date(e.refundedAt), date(e.state == .revoked ? e.revokedAt : nil),
-                            e.revokedBy ?? "", e.revokeReason ?? "", ""]
+                            e.revokedBy ?? "", e.revokeReason ?? ""] + spent + [""]
                 }
             }
         })
@@ -86,14 +108,17 @@ struct CheckResult: CommandResult {
             out = "\u{1B}[1m" + out[..<end] + "\u{1B}[0m" + out[end...]
         }
         let entitlements = shown(status)
+        // The money line closes the customer's block: it is about the customer, not one row.
+        let spent = status.spending.flatMap(Wording.spent).map(style.sentence) ?? ""
         if entitlements.isEmpty {
-            return out + style.sentence(activeOnly ? "no active entitlements" : "no entitlements")
+            return out + style.sentence(activeOnly ? "no active entitlements" : "no entitlements") + spent
         }
         out += Self.table(entitlements, style: style).render(style)
         let why = entitlements.compactMap { Explanation.sentence(for: $0) }
         if !why.isEmpty {
             out += "\n" + why.map(style.sentence).joined()
         }
+        if !spent.isEmpty { out += (why.isEmpty ? "\n" : "") + spent }
         return out
     }
 

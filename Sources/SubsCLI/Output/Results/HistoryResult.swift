@@ -144,7 +144,7 @@ struct HistoryResult: CommandResult {
             }
         case .table:
             writeTable(style, to: out)
-        case .tsv, .csv:
+        default:  // what the format makes of the rows (tsv, csv: a row at a time) or the document
             format.write(self, style: style, to: out)
         }
     }

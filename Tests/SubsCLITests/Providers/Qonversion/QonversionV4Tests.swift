@@ -147,11 +147,33 @@ final class QonversionV4Tests: XCTestCase {
         XCTAssertEqual(doc["renewsCount"], .number("3"))
         XCTAssertEqual(doc["byEntitlement"], .object(JSONObject([("lifetime", .number("0")), ("premium", .number("3"))])))
         XCTAssertEqual(run(["renew-count", "alice", "nope"]).status, .notFound)
-        // check stays on the entitlements alone: no purchase is read for it.
+        // check reads the purchases for totalSpent (SPEC section 4, "Money"), not for renewal counts.
         api.forget()
         let check = try JSON.parse(run(["check", "alice", "--json"]).stdout)
         XCTAssertEqual(check["entitlements"]?["premium"]?["renewsCount"], .null)
-        XCTAssertEqual(api.seen.filter { $0.contains("/purchases") }, [])
+        XCTAssertEqual(api.seen.filter { $0.contains("/purchases") }.count, 3, "every page of the listing")
+        let totals = try XCTUnwrap(check["totalSpent"]?.arrayValue)
+        XCTAssertEqual(totals.map { $0["currency"] }, [.string("EUR"), .string("USD")])
+        XCTAssertEqual(totals.map { $0["amount"] }, [.string("49.99"), .string("60.93")], "6 × 9.99 + 0.99, exactly")
+        XCTAssertEqual(totals.map { $0["payments"] }, [.number("1"), .number("7")])
+        XCTAssertEqual(totals.map { $0["complete"] }, [.bool(false), .bool(false)], "v4 marks no refund")
+        XCTAssertTrue(run(["check", "alice"]).stdout.contains(
+            "spent EUR 49.99 in 1 payment; USD 60.93 in 7 payments (incomplete: Qonversion's API v4 marks no refund"))
+        // A free renewal (price "0") is no payment.
+        let paula = try JSON.parse(run(["check", "paula", "--json"]).stdout)
+        XCTAssertEqual(paula["totalSpent"]?.arrayValue?.first?["amount"], .string("9.98"))
+        XCTAssertEqual(paula["totalSpent"]?.arrayValue?.first?["payments"], .number("2"))
+    }
+
+    func testAPurchaseListingThatFailsCostsTotalSpentNotTheEntitlements() throws {
+        api.set { $0.canned["GET /v4/users/QON_alice/purchases"] = QonversionV4FakeAPI.error(400, type: "invalid_request", message: "nope") }
+        let result = run(["check", "alice", "--json"])
+        XCTAssertEqual(result.status, .success, result.stderr)
+        let doc = try JSON.parse(result.stdout)
+        XCTAssertEqual(doc["totalSpent"], .null)
+        XCTAssertEqual(doc["activeEntitlements"]?.arrayValue?.isEmpty, false)
+        XCTAssertTrue(result.stderr.contains("totalSpent is null"), result.stderr)
+        XCTAssertFalse(run(["check", "alice"]).stdout.contains("spent"))
     }
 
     func testPlayBasePlanProductIdAndAFreeRenewalThatIsNotCounted() throws {

@@ -45,7 +45,7 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
                                 active: [String], attributes: JSONValue = .null,
                                 file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(doc.objectValue?.keys, ["customerId", "requestedId", "requestDate", "projected", "aliases", "firstSeen", "attributes",
-                                               "activeEntitlements", "entitlements"], file: file, line: line)
+                                               "activeEntitlements", "entitlements", "totalSpent"], file: file, line: line)
         XCTAssertEqual(doc["customerId"], .string(id), file: file, line: line)
         XCTAssertEqual(doc["requestedId"], .string(requested), file: file, line: line)
         XCTAssertEqual(doc["requestDate"], .string(FakeRevenueCat.requestDate), file: file, line: line)
@@ -248,5 +248,31 @@ final class RevenueCatCheckTests: RevenueCatTestCase {
         XCTAssertEqual(result.status, .success, result.stderr)
         XCTAssertEqual(try JSON.parse(result.stdout)["entitlements"], .object(JSONObject()))
         XCTAssertEqual(result.stderr, "")
+    }
+}
+
+/// `totalSpent` from RevenueCat v1 (fixture money.json): two currencies, a refunded subscription,
+/// a renewed one (its latest price only: incomplete), a malformed one-time price (unknown, the rest
+/// answered), and the line under the table.
+final class RevenueCatMoneyTests: RevenueCatTestCase {
+    func testTotalSpentSaysWhatV1CanAndWhyNotMore() throws {
+        let doc = try checkJSON("mona")
+        XCTAssertEqual(doc["activeEntitlements"], .array([.string("premium")]), "a malformed price hides nothing")
+        let totals = try XCTUnwrap(doc["totalSpent"]?.arrayValue)
+        XCTAssertEqual(totals.map { $0["currency"] }, [.string("EUR"), .string("USD"), .null])
+        XCTAssertEqual(totals.map { $0["amount"] }, [.string("2.97"), .string("9.99"), .null], "0.99 + 1.98 exactly; the refunded 29.99 not summed")
+        XCTAssertEqual(totals.map { $0["payments"] }, [.number("2"), .number("2"), .number("1")])
+        XCTAssertEqual(totals.map { $0["refunded"] }, [.number("0"), .number("1"), .number("0")])
+        XCTAssertEqual(totals.map { $0["complete"] }, [.bool(false), .bool(false), .bool(false)])
+        XCTAssertEqual(totals[1]["incompleteReason"]?.stringValue?.hasPrefix("RevenueCat API v1 gives each subscription's latest price only"), true)
+        let table = run(["check", "mona"])
+        XCTAssertEqual(table.status, .success, table.stderr)
+        XCTAssertTrue(table.stdout.contains("spent EUR 2.97 in 2 payments; USD 9.99 in 2 payments, 1 refunded; 1 payment of unknown price (incomplete: "),
+                      table.stdout)
+        // No price anywhere in a fixture: every payment unknown, no line, JSON still counts.
+        let refund = try checkJSON("ralph")
+        XCTAssertEqual(refund["totalSpent"]?.arrayValue?.first?["currency"], .null)
+        XCTAssertEqual(refund["totalSpent"]?.arrayValue?.first?["refunded"], .number("1"))
+        XCTAssertFalse(run(["check", "ralph"]).stdout.contains("spent"))
     }
 }
