@@ -41,6 +41,7 @@ _subs_option_value() {
         --iaphub-platform) _subs_add_words 'ios android' ;;
         --require|--entitlement) _subs_add_ids entitlements ;;
         --environment) _subs_add_words 'production sandbox any' ;;
+        --customer) _subs_add_ids customers ;;
     esac
 }
 
@@ -56,7 +57,7 @@ _subs() {
             if [[ $w == = ]]; then ((i++)); continue; fi
             if [[ $w == -?* ]]; then
                 case $w in
-                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
+                    --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--customer|--listen|--token-file) [[ ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;
                 esac
                 continue
             fi
@@ -74,7 +75,7 @@ _subs() {
         else opt=$prev
         fi
         case $opt in
-            --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--listen|--token-file)
+            --store|--remote|--provider|--api-key-file|--at|--format|--color|--pager|--timeout|--cache-max|--max-age|--iaphub-platform|--config|--require|--environment|--duration|--until|--reason|--actor|--entitlement|--since|--limit|--attribute|--customer|--listen|--token-file)
                 _subs_option_value "$opt"
                 [[ -n $pre ]] && COMPREPLY=("${COMPREPLY[@]/#/$pre}")
                 return 0 ;;
@@ -87,6 +88,7 @@ _subs() {
                 revoke) opts+=" --reason --actor --dry-run" ;;
                 history) opts+=" --entitlement --since --until --limit --wide" ;;
                 find) opts+=" --attribute" ;;
+                audit) opts+=" --since --actor --customer" ;;
                 "store init") opts+=" --demo" ;;
                 serve) opts+=" --listen --token-file" ;;
             esac
@@ -96,7 +98,7 @@ _subs() {
     fi
 
     case $command in
-        "") _subs_add_words 'check grant revoke history renew-count find store serve commands completion help' ;;
+        "") _subs_add_words 'check grant revoke history renew-count find audit store serve commands completion help' ;;
         store) _subs_add_words 'init validate compact' ;;
         check)
             if ((npos >= 0)); then _subs_add_ids customers; fi
@@ -123,7 +125,7 @@ _subs() {
             if ((npos == 0)); then _subs_add_words 'bash zsh fish'; fi
             ;;
         help)
-            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find store serve commands completion help'; fi
+            if ((npos == 0)); then _subs_add_words 'check grant revoke history renew-count find audit store serve commands completion help'; fi
             ;;
     esac
     return 0

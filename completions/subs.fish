@@ -22,7 +22,7 @@ function __subs_scan
                 continue
             end
             if string match -q -- '-?*' $t
-                if contains -- $t --store --remote --provider --api-key-file --at --format --color --pager --timeout --cache-max --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --listen --token-file
+                if contains -- $t --store --remote --provider --api-key-file --at --format --color --pager --timeout --cache-max --max-age --iaphub-platform --config --require --environment --duration --until --reason --actor --entitlement --since --limit --attribute --customer --listen --token-file
                     set skip 1
                 end
                 continue
@@ -74,6 +74,7 @@ complete -c subs -n '__subs_at ""' -a revoke -d 'Revoke the manual grants of an 
 complete -c subs -n '__subs_at ""' -a history -d 'Show everything that happened to customers, in time order'
 complete -c subs -n '__subs_at ""' -a renew-count -d 'Show how many times subscriptions renewed'
 complete -c subs -n '__subs_at ""' -a find -d 'Find customers by email, order or transaction id, id or alias'
+complete -c subs -n '__subs_at ""' -a audit -d 'Show who wrote what to the store, oldest first'
 complete -c subs -n '__subs_at ""' -a store -d 'Create, validate or compact the store'
 complete -c subs -n '__subs_at ""' -a serve -d 'Serve the local store over the subs REST API'
 complete -c subs -n '__subs_at ""' -a commands -d 'Describe the whole command line: with --json, as one JSON document'
@@ -147,15 +148,20 @@ complete -c subs -n '__subs_at "renew-count" 1 1' -a '(__subs_ids entitlements)'
 complete -c subs -n '__subs_at "find"' -l attribute -x -d 'Also match the value of attribute KEY (exact)'
 complete -c subs -n '__subs_at "find" 0 -1' -a '(__subs_ids customers)'
 
+# audit
+complete -c subs -n '__subs_at "audit"' -l since -x -a 'now' -d 'Only the writes from DATE on'
+complete -c subs -n '__subs_at "audit"' -l actor -x -d 'Only the writes of NAME (a serve token\'s name, or a local --actor)'
+complete -c subs -n '__subs_at "audit"' -l customer -x -a '(__subs_ids customers)' -d 'Only the writes to customer ID'
+
 # store init
 complete -c subs -n '__subs_at "store init"' -l demo -d 'Fill it with demo customers'
 
 # serve
 complete -c subs -n '__subs_at "serve"' -l listen -x -d 'Address to listen on'
-complete -c subs -n '__subs_at "serve"' -l token-file -r -F -d 'File holding the bearer token clients must send'
+complete -c subs -n '__subs_at "serve"' -l token-file -r -F -d 'File of the bearer tokens clients send: NAME SCOPES TOKEN lines, or one token'
 
 # completion
 complete -c subs -n '__subs_at "completion" 0 0' -a 'bash zsh fish'
 
 # help
-complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find store serve commands completion help'
+complete -c subs -n '__subs_at "help" 0 0' -a 'check grant revoke history renew-count find audit store serve commands completion help'

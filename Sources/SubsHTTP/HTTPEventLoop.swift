@@ -233,7 +233,7 @@ final class HTTPEventLoop {
                     // outgoing buffer like a worker's would (same bounds, same timeouts).
                     client.connection.answered(response, to: request, now: now, date: date())
                     releaseBody(client)
-                    logs.append(server.entry(request.method, request.path, response.status, since: now))
+                    logs.append(server.entry(request.method, request.path, response.status, since: now, answer: response))
                     continue
                 }
                 client.withHandler = true

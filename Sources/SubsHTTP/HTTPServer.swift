@@ -23,6 +23,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 asks the system for a free port; `HTTPServer.port` tells which.
     public var port = 8787
+    /// The answer header whose value the request log carries (`Subs-Request-Id`); nil: none.
+    public var requestIdHeader: String? = nil
     /// Worker threads. Many more than cores: a handler may wait (in `subs serve` a POST waits in
     /// a worker for its group commit: 50 concurrent grants, 2 rewrites).
     public var workerCount = max(64, 4 * ProcessInfo.processInfo.activeProcessorCount)
@@ -70,6 +72,8 @@ public struct HTTPRequestLog: Sendable, Equatable {
     public var path: String
     public var status: Int
     public var durationMs: Int
+    /// The answer's request id (the header `HTTPServerConfiguration.requestIdHeader` names), when it has one.
+    public var requestId: String? = nil
 }
 
 /// What the event loop reports about its connections (updated once per turn of the loop).
@@ -214,12 +218,16 @@ public final class HTTPServer: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    func log(_ method: String, _ path: String, _ status: Int, since start: Int64) {
-        logger?(entry(method, path, status, since: start))
+    func log(_ method: String, _ path: String, _ status: Int, since start: Int64, answer: HTTPResponse? = nil) {
+        logger?(entry(method, path, status, since: start, answer: answer))
     }
 
-    func entry(_ method: String, _ path: String, _ status: Int, since start: Int64) -> HTTPRequestLog {
-        HTTPRequestLog(method: method, path: path, status: status, durationMs: Int(max(0, ServerSocket.nowMs() - start)))
+    func entry(_ method: String, _ path: String, _ status: Int, since start: Int64, answer: HTTPResponse? = nil) -> HTTPRequestLog {
+        var entry = HTTPRequestLog(method: method, path: path, status: status, durationMs: Int(max(0, ServerSocket.nowMs() - start)))
+        if let name = configuration.requestIdHeader, let answer {
+            entry.requestId = answer.headers.last { $0.0.lowercased() == name.lowercased() }?.1
+        }
+        return entry
     }
 
     /// Lines of the event loop's answers.
@@ -254,7 +262,7 @@ public final class HTTPServer: @unchecked Sendable {
         condition.unlock()
         let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.method == "HEAD",
                                         date: imfFixdate(Int(time(nil))), refusal: configuration.refusalResponse)
-        log(request.method, request.path, response.status, since: began)
+        log(request.method, request.path, response.status, since: began, answer: response)
         condition.lock()
         // After the loop's end its sockets are closed: the answer has nowhere to go.
         if !loopFinished { returned.append((client, bytes, keepAlive)) }

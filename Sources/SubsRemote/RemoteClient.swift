@@ -225,7 +225,9 @@ public final class RemoteClient: @unchecked Sendable {
                 guard response.body.count <= request.maxBodySize, budget.hold(response.body.count) else {
                     throw TransportError.bodyTooLarge(limit: request.maxBodySize)
                 }
-                if response.status >= 500, let refused = refusal?(RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: [])) {
+                // A 403 too: a token that lacks a scope is not a wrong key, and the API says which.
+                if response.status >= 500 || response.status == 403,
+                   let refused = refusal?(RemoteAnswer(response: response, url: shown, cacheAge: nil, warnings: [])) {
                     throw refused
                 }
                 switch response.status {

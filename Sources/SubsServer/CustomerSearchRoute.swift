@@ -38,7 +38,7 @@ struct CustomerSearchRoute {
     func answer(_ request: HTTPRequest, failure: (Error) -> HTTPResponse) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
         let search: SearchRequest
-        switch SearchRequest.parse(request.query ?? "") {
+        switch SearchRequest.parse(request.query ?? "", now: clock.now()) {
         case .success(let parsed): search = parsed
         case .failure(let refusal): return .invalidRequest(refusal.message)
         }
@@ -122,7 +122,7 @@ struct SearchRequest {
         return bytes.withUnsafeBytes { RequestedIds.hash($0) }
     }
 
-    static func parse(_ query: String) -> Result<SearchRequest, Refusal> {
+    static func parse(_ query: String, now: Instant) -> Result<SearchRequest, Refusal> {
         var terms: [String] = []
         var attributes: [String] = []
         var at: [String] = [], limit: [String] = [], cursor: [String] = []
@@ -152,11 +152,12 @@ struct SearchRequest {
         for (name, values) in [("at", at), ("limit", limit), ("cursor", cursor)] where values.count > 1 {
             return .failure(Refusal(message: "\(name): give it once"))
         }
-        if let text = at.first {
-            guard let instant = ISODate.parse(text) else {
-                return .failure(Refusal(message: "at: '\(text)' is not an ISO 8601 date-time in years 0001-9999"))
+        if !at.isEmpty {
+            // `at` in the forms of --at, as on every route (QueryParameters).
+            switch QueryParameters.instant(at[0], name: "at", now: now) {
+            case .success(let instant): request.at = instant
+            case .failure(let refusal): return .failure(Refusal(message: refusal.message))
             }
-            request.at = instant
         }
         if let text = limit.first {
             guard let n = Int(text), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),

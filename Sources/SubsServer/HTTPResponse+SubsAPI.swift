@@ -34,7 +34,9 @@ extension HTTPResponse {
 extension HTTPRefusal {
     /// The engine's refusals (400, 408, 413, 503…) in the subs error envelope.
     public static let subsRefusal: HTTPRefusal.Response = { refusal in
-        HTTPResponse.error(status: refusal.status, code: refusal.code, message: refusal.message)
+        var answer = HTTPResponse.error(status: refusal.status, code: refusal.code, message: refusal.message)
+        answer.headers.append((SubsAPI.requestIdHeader, RequestId.next()))
+        return answer
     }
 }
 
@@ -44,6 +46,7 @@ extension HTTPServerConfiguration {
     public static func subsAPI(host: String = "127.0.0.1", port: Int = 8787) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.refusalResponse = HTTPRefusal.subsRefusal
+        configuration.requestIdHeader = SubsAPI.requestIdHeader
         return configuration
     }
 }

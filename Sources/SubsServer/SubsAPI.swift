@@ -14,8 +14,14 @@ public final class SubsAPI: @unchecked Sendable {
     let served: ServedStore
     /// Writes: the POSTs waiting are committed together, one rewrite for all of them.
     let commits: GroupCommit
-    private let token: [UInt8]?
-    private let clock: any Clock
+    /// STORE.audit.jsonl: one line per write, naming the token's person.
+    let audit: AuditLog
+    /// The served version's catalog, decoded once for the status routes.
+    let catalogs = ServedCatalog()
+    /// The tokens requests may carry; nil: none needed (the CLI allows that on loopback
+    /// addresses only), and every caller may do everything.
+    private let tokens: ServeTokens?
+    let clock: any Clock
     private let dateLock = NSLock()
     private var dateCache: (seconds: Int64, text: String) = (0, "")
     /// Searches running at once (see `SearchGate`).
@@ -26,21 +32,36 @@ public final class SubsAPI: @unchecked Sendable {
     /// The replay table's bound: 16 MiB; answers over 64 KiB are kept as a reference.
     public static let replayBudget = 16 << 20
     static let replayExactLimit = 64 << 10
+    /// The header every answer carries (SPEC section 6 rev. 4): the request's id, also in the
+    /// request log line and the client's error message, so that support can find the line.
+    public static let requestIdHeader = "Subs-Request-Id"
 
-    /// `token`: the bearer token every request but `/v1/health` must carry; nil: none needed
-    /// (the CLI allows that on loopback addresses only).
+    /// `token`: the bearer token every request but the public routes must carry, as the token
+    /// `default` with every scope; nil: none needed.
     public convenience init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
-        self.init(store: store, token: token, clock: clock, replayBudget: replayBudget, searches: SearchGate())
+        self.init(store: store, tokens: token.map { ServeTokens([.single($0)]) }, clock: clock, replayBudget: replayBudget,
+                  searches: SearchGate())
     }
 
-    init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget, searches: SearchGate) {
+    /// `tokens`: who may call, with what scopes (`--token-file`); nil: none needed.
+    public convenience init(store: LocalStore, tokens: ServeTokens?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget) {
+        self.init(store: store, tokens: tokens, clock: clock, replayBudget: replayBudget, searches: SearchGate())
+    }
+
+    convenience init(store: LocalStore, token: String?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget, searches: SearchGate) {
+        self.init(store: store, tokens: token.map { ServeTokens([.single($0)]) }, clock: clock, replayBudget: replayBudget,
+                  searches: searches)
+    }
+
+    init(store: LocalStore, tokens: ServeTokens?, clock: any Clock, replayBudget: Int = SubsAPI.replayBudget, searches: SearchGate) {
         self.store = store
         self.searches = searches
         replays = IdempotencyTable(budget: replayBudget, exactLimit: Self.replayExactLimit, window: Self.replayWindow)
         let served = ServedStore(path: store.path)
         self.served = served
         self.commits = GroupCommit(store: store, served: served, clock: clock)
-        self.token = token.map { Array($0.utf8) }
+        self.audit = AuditLog(storePath: store.path)
+        self.tokens = tokens
         self.clock = clock
     }
 
@@ -49,54 +70,86 @@ public final class SubsAPI: @unchecked Sendable {
         try served.prepare()
     }
 
-    /// Where a request goes. Answers that need no work are made here; the rest name the work.
+    /// Who sent a request: the token's name and scopes; `name` nil when the server needs no
+    /// token (then the caller may do everything, and a body's grantedBy is kept as sent).
+    struct Caller {
+        var name: String?
+        var scopes: Set<TokenScope>
+        /// The shared single token (see `ServeToken.isShared`).
+        var isShared = false
+
+        static let anyone = Caller(name: nil, scopes: Set(TokenScope.allCases))
+    }
+
+    /// Where a request goes: an answer made at once, or the work of a route of the table.
     enum Route {
         case answer(HTTPResponse)
-        case customer(ID)
-        case grant(ID)
-        case revoke(ID, entitlement: ID)
-        case search
+        case work(RouteAction, parameters: [ID], query: QueryParameters, caller: Caller)
     }
 
     func route(_ request: HTTPRequest) -> Route {
-        guard let segments = request.pathSegments else { return .answer(.invalidRequest("the path is not valid UTF-8")) }
-        if segments == ["v1", "health"] {
-            guard request.method == "GET" || request.method == "HEAD" else { return .answer(.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            return .answer(.json(.object(JSONObject([("status", .string("ok"))]))))
+        guard var segments = request.pathSegments else { return .answer(.invalidRequest("the path is not valid UTF-8")) }
+        if segments == [""] { segments = [] }
+        let route: APIRoute, parameters: [String]
+        switch APIRoutes.dispatch(method: request.method, segments: segments) {
+        case .notFound: return .answer(.notFound())
+        case .methodNotAllowed(let allow): return .answer(.methodNotAllowed(allow: allow))
+        case .route(let found, let values): (route, parameters) = (found, values)
         }
-        guard segments.count >= 2, segments[0] == "v1", segments[1] == "customers",
-              segments.count == 2 || !segments[2].isEmpty else { return .answer(.notFound()) }
-        guard authorized(request) else {
-            var answer = HTTPResponse.error(status: 401, code: "unauthorized", message: "missing or wrong bearer token")
-            answer.headers.append(("WWW-Authenticate", "Bearer"))
-            return .answer(answer)
+        var caller = Caller.anyone
+        if let scope = route.scope, let tokens {
+            guard let token = tokens.token(for: request.headers.bytes("Authorization")) else {
+                var answer = HTTPResponse.error(status: 401, code: "unauthorized", message: "missing or wrong bearer token")
+                answer.headers.append(("WWW-Authenticate", "Bearer"))
+                return .answer(answer)
+            }
+            guard token.scopes.contains(scope) else {
+                return .answer(.error(status: 403, code: "forbidden",
+                                      message: "the token '\(token.name)' lacks the \(scope.rawValue) scope that \(route.method) \(route.path) needs"))
+            }
+            caller = Caller(name: token.name, scopes: token.scopes, isShared: token.isShared)
         }
-        // GET /v1/customers?search=TERM: the find document (CustomerSearchRoute.swift), made on a
-        // worker: it scans the store file; a few at a time (SearchGate.swift).
-        if segments.count == 2 { return .search }
-        // The customer and the entitlement are ids: compared by their bytes from here on.
-        let id = ID(segments[2])
-        switch Array(segments.dropFirst(3)) {
-        case []:
-            guard request.method == "GET" || request.method == "HEAD" else { return .answer(.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            return .customer(id)
-        case ["grants"]:
-            guard request.method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-            return .grant(id)
-        case let rest where rest.count == 3 && rest[0] == "entitlements" && rest[2] == "revoke" && !rest[1].isEmpty:
-            guard request.method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-            return .revoke(id, entitlement: ID(rest[1]))
+        // The search route reads its own query (terms, attributes, cursor: CustomerSearchRoute).
+        var query = QueryParameters()
+        if route.action != .search {
+            switch QueryParameters.parse(request.query, allowed: route.queryNames, route: "\(route.method) \(route.path)") {
+            case .success(let parsed): query = parsed
+            case .failure(let refusal): return .answer(.invalidRequest(refusal.message))
+            }
+        }
+        switch route.action {
+        case .health: return .answer(.json(.object(JSONObject([("status", .string("ok"))]))))
+        case .index: return .answer(.json(APIRoutes.listing))
+        case .openAPI: return .answer(OpenAPIDocument.answer)
         default:
-            return .answer(.notFound())
+            // Path parameters are ids: compared by their bytes from here on.
+            return .work(route.action, parameters: parameters.map { ID($0) }, query: query, caller: caller)
         }
     }
 
     /// Answers a request; may wait (for a scan of a changed store, for a group commit): the
     /// server calls it on a worker thread.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let requestId = RequestId.next()
+        return stamped(answer(request, requestId: requestId), requestId: requestId)
+    }
+
+    private func answer(_ request: HTTPRequest, requestId: String) -> HTTPResponse {
+        let action: RouteAction, parameters: [ID], query: QueryParameters, caller: Caller
         switch route(request) {
         case .answer(let answer): return answer
-        case .customer(let id): return customer(id)
+        case .work(let a, let p, let q, let c): (action, parameters, query, caller) = (a, p, q, c)
+        }
+        switch action {
+        case .customer:
+            switch query.instant("at", now: clock.now()) {
+            case .success(let at): return customer(parameters[0], at: at)
+            case .failure(let refusal): return .invalidRequest(refusal.message)
+            }
+        case .entitlements: return entitlements(parameters[0], query)
+        case .history: return history(parameters[0], query)
+        case .renewCount: return renewCount(parameters[0], query)
+        case .audit: return auditLines(query)
         case .search:
             let answer = searches.run { CustomerSearchRoute(store: store, clock: clock).answer(request, failure: { failure($0) }) }
             guard let answer else {
@@ -106,12 +159,19 @@ public final class SubsAPI: @unchecked Sendable {
                 return busy
             }
             return answer
-        case .grant(let id):
-            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, customer: &$0) }
-        case .revoke(let id, let entitlement):
+        case .grant:
+            let id = parameters[0]
+            let context = WriteContext(caller: caller, requestId: requestId, idempotencyKey: Self.idempotencyKey(request))
+            return replayable(request, customer: id, action: ["grants"]) { grant(id, body: request.body, context: context, customer: &$0) }
+        case .revoke:
+            let (id, entitlement) = (parameters[0], parameters[1])
             return replayable(request, customer: id, action: ["entitlements", entitlement.string, "revoke"]) {
-                revoke(id, entitlement: entitlement, body: request.body, customer: &$0)
+                revoke(id, entitlement: entitlement, body: request.body,
+                       context: WriteContext(caller: caller, requestId: requestId, idempotencyKey: Self.idempotencyKey(request)),
+                       customer: &$0)
             }
+        case .index, .health, .openAPI:
+            return .internalError()
         }
     }
 
@@ -121,33 +181,54 @@ public final class SubsAPI: @unchecked Sendable {
     /// The server calls it on its event-loop thread.
     public func answerWithoutWaiting(_ request: HTTPRequest) -> HTTPResponse? {
         switch route(request) {
-        case .answer(let answer): return answer
-        case .customer(let id):
+        case .answer(let answer): return stamped(answer)
+        case .work(.customer, let parameters, let query, _):
+            let id = parameters[0]
+            let at: Instant?
+            switch query.instant("at", now: clock.now()) {
+            case .success(let instant): at = instant
+            case .failure(let refusal): return stamped(.invalidRequest(refusal.message))
+            }
             switch served.customerWithoutWaiting(id) {
-            case .found(let customer): return answer(customer)
-            case .notFound: return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
-            case .failure(let error): return failure(error)
+            case .found(let customer): return stamped(answer(customer, at: at))
+            case .notFound: return stamped(Self.customerNotFound(id))
+            case .failure(let error): return stamped(failure(error))
             case .wait: return nil
             }
-        case .grant, .revoke, .search:
+        case .work:
             return nil
         }
     }
 
-    private func authorized(_ request: HTTPRequest) -> Bool {
-        guard let token else { return true }
-        guard let header = request.headers.bytes("Authorization"), header.count > 7,
-              String(decoding: header.prefix(7), as: UTF8.self).lowercased() == "bearer " else { return false }
-        return constantTimeEquals(Array(header.dropFirst(7)), token)
+    /// The answer with its request id.
+    private func stamped(_ answer: HTTPResponse, requestId: String = RequestId.next()) -> HTTPResponse {
+        var answer = answer
+        answer.headers.append((Self.requestIdHeader, requestId))
+        return answer
+    }
+
+    /// What the audit line of a write says besides the change: who, and from which request.
+    struct WriteContext {
+        var caller: Caller
+        var requestId: String
+        var idempotencyKey: String?
+        /// The name the body gave when it is someone else's (an admin's write on their behalf).
+        var onBehalfOf: String?
+    }
+
+    /// The Idempotency-Key as sent, for the audit line (printable ASCII, at most 256 bytes; else
+    /// its SHA-256, so the line still finds the request).
+    static func idempotencyKey(_ request: HTTPRequest) -> String? {
+        guard let key = request.headers.bytes("Idempotency-Key"), !key.isEmpty else { return nil }
+        if key.count <= 256, key.allSatisfy({ (0x20...0x7E).contains($0) }) { return String(decoding: key, as: UTF8.self) }
+        return "sha256:" + SHA256.hex(key)
     }
 
     /// `{"requestDate", "customer": {"id", <the record>}, "products"}`.
-    private func customer(_ id: ID) -> HTTPResponse {
+    private func customer(_ id: ID, at: Instant?) -> HTTPResponse {
         do {
-            guard let stored = try served.customer(id) else {
-                return .error(status: 404, code: "customer_not_found", message: "customer '\(id)' not found")
-            }
-            return answer(stored)
+            guard let stored = try served.customer(id) else { return Self.customerNotFound(id) }
+            return answer(stored, at: at)
         } catch {
             return failure(error)
         }
@@ -166,9 +247,10 @@ public final class SubsAPI: @unchecked Sendable {
         }
     }
 
-    /// A GET's answer, spliced from the record's bytes (see `CustomerAnswer`).
-    private func answer(_ stored: StoredCustomer) -> HTTPResponse {
-        let body = CustomerAnswer.body(stored, products: stored.products, requestDate: requestDate())
+    /// A GET's answer, spliced from the record's bytes (see `CustomerAnswer`). Its requestDate
+    /// is the instant a client evaluates the record at: `at` when asked, else now.
+    private func answer(_ stored: StoredCustomer, at: Instant?) -> HTTPResponse {
+        let body = CustomerAnswer.body(stored, products: stored.products, requestDate: at.map(ISODate.format) ?? requestDate())
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
     }
 
@@ -196,7 +278,8 @@ public final class SubsAPI: @unchecked Sendable {
     }
 
     /// `customer`: set to the store id of the customer written (see `change`).
-    private func grant(_ id: ID, body: [UInt8], customer: inout ID?) -> HTTPResponse {
+    private func grant(_ id: ID, body: [UInt8], context: WriteContext, customer: inout ID?) -> HTTPResponse {
+        var context = context
         let fields: JSONObject
         do { fields = try RequestBody.object(body, fields: RequestBody.grantFields, of: "a grant") } catch {
             return .invalidRequest("\(error)")
@@ -219,14 +302,15 @@ public final class SubsAPI: @unchecked Sendable {
         let reason: String?, actor: String?, create: Bool
         do {
             reason = try RequestBody.text(fields, "reason")
-            actor = try RequestBody.text(fields, "grantedBy")
+            (actor, context.onBehalfOf) = try Self.actor(RequestBody.text(fields, "grantedBy"), field: "grantedBy", caller: context.caller)
             create = try RequestBody.flag(fields, "create")
         } catch { return .invalidRequest("\(error)") }
         return change(.grant(entitlement: ID(entitlement), expirationDate: expiration, reason: reason,
-                             actor: actor, createMissing: create), id: id, status: 201, customer: &customer)
+                             actor: actor, createMissing: create), id: id, status: 201, context: context, customer: &customer)
     }
 
-    private func revoke(_ id: ID, entitlement: ID, body: [UInt8], customer: inout ID?) -> HTTPResponse {
+    private func revoke(_ id: ID, entitlement: ID, body: [UInt8], context: WriteContext, customer: inout ID?) -> HTTPResponse {
+        var context = context
         let fields: JSONObject
         do {
             fields = body.isEmpty ? JSONObject() : try RequestBody.object(body, fields: RequestBody.revokeFields, of: "a revoke")
@@ -234,23 +318,93 @@ public final class SubsAPI: @unchecked Sendable {
         let reason: String?, actor: String?
         do {
             reason = try RequestBody.text(fields, "reason")
-            actor = try RequestBody.text(fields, "revokedBy")
+            (actor, context.onBehalfOf) = try Self.actor(RequestBody.text(fields, "revokedBy"), field: "revokedBy", caller: context.caller)
         } catch { return .invalidRequest("\(error)") }
-        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200, customer: &customer)
+        return change(.revoke(entitlement: entitlement, reason: reason, actor: actor), id: id, status: 200, context: context,
+                      customer: &customer)
+    }
+
+    /// Who a write is recorded as made by (SPEC section 6 rev. 4): the token's name. A body that
+    /// names its token's person, or no one, is that person; one that names someone else is
+    /// refused unless the token has `admin`. Without tokens (a loopback server that needs none)
+    /// the body's name is kept as sent.
+    struct ActorRefusal: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The name recorded (grantedBy/revokedBy) and, for an admin naming someone else, that name
+    /// (the audit line's `onBehalfOf`).
+    static func actor(_ named: String?, field: String, caller: Caller) throws -> (String?, onBehalfOf: String?) {
+        guard let name = caller.name else { return (named, nil) }
+        guard let named, Array(named.utf8) != Array(name.utf8) else { return (name, nil) }
+        // The shared token names nobody: the body's name stays the grant's, and the audit says both.
+        if caller.isShared { return (named, named) }
+        guard caller.scopes.contains(.admin) else {
+            throw ActorRefusal(description: "\(field): '\(named)' is not this token's name ('\(name)'); writes are recorded "
+                               + "under the token's name, and only a token with the admin scope may act on behalf of someone else")
+        }
+        return (name, named)
     }
 
     /// `customer`: set to the store id of the customer the change wrote (the idempotency table
     /// binds its key to it, so that any spelling of the customer matches).
-    private func change(_ change: CustomerChange, id: ID, status: Int, customer: inout ID?) -> HTTPResponse {
+    private func change(_ change: CustomerChange, id: ID, status: Int, context: WriteContext, customer: inout ID?) -> HTTPResponse {
         // The answer is the record as this change left it, from the write itself: no rescan.
         switch commits.submit(ChangeRequest(change: change, id: id)) {
         case .success(let stored):
             customer = stored.id
+            // The write is on disk: its audit line is, before the answer says so.
+            do {
+                try audit.append([auditEntry(change, stored, context: context)])
+            } catch {
+                return .error(status: 500, code: "store_unwritable",
+                              message: "the change was written, but its audit line was not: \(error)")
+            }
             return written(stored, status: status)
         case .failure(let error):
             var grant = false
             if case .grant = change { grant = true }
             return failure(error, writing: true, creating: grant)
+        }
+    }
+
+    /// The audit line of a write the store committed: who (the token's name), what, and what it did.
+    private func auditEntry(_ change: CustomerChange, _ stored: StoredRecord, context: WriteContext) -> AuditEntry {
+        let grants = stored.record.objectValue?["grants"]?.arrayValue ?? []
+        var action = "grant", reason: String?, actor: String?, result = ""
+        switch change {
+        case .grant(_, _, let why, let by, _):
+            (reason, actor) = (why, by)
+            result = (stored.created ? "created, " : "") + "granted " + (grants.last?["id"]?.stringValue ?? "?")
+        case .revoke(let entitlement, let why, let by):
+            (action, reason, actor) = ("revoke", why, by)
+            // The grants this change revoked: the entitlement's, revoked at the latest instant.
+            let mine = grants.filter { $0["entitlement"]?.stringValue.map { ID($0) } == entitlement }
+            let last = mine.compactMap { $0["revokedAt"]?.stringValue }.max()
+            result = "revoked " + mine.filter { $0["revokedAt"]?.stringValue == last }.compactMap { $0["id"]?.stringValue }
+                .joined(separator: " ")
+        }
+        return AuditEntry(time: clock.now(), actor: context.caller.name ?? actor ?? "anonymous", onBehalfOf: context.onBehalfOf,
+                          via: "serve", action: action, customer: stored.id, entitlement: change.entitlement, reason: reason,
+                          requestId: context.requestId, idempotencyKey: context.idempotencyKey, result: result)
+    }
+
+    /// GET /v1/audit (admin): the audit lines, oldest first, from `since`, of `actor`, about `customer`.
+    func auditLines(_ query: QueryParameters) -> HTTPResponse {
+        let since: Instant?, customer: ID?
+        switch (query.instant("since", now: clock.now()), query.id("customer")) {
+        case (.success(let s), .success(let c)): (since, customer) = (s, c)
+        case (.failure(let refusal), _), (_, .failure(let refusal)): return .invalidRequest(refusal.message)
+        }
+        let actor = query.text("actor").map { Array($0.utf8) }
+        do {
+            let entries = try AuditLog.read(path: audit.path) { entry in
+                (since.map { entry.time >= $0 } ?? true) && (customer.map { entry.customer == $0 } ?? true)
+                    && (actor.map { Array(entry.actor.utf8) == $0 } ?? true)
+            }
+            return .json(.object(JSONObject([("entries", .array(entries.map(\.document)))])))
+        } catch {
+            return .error(status: 500, code: "store_unreadable", message: "\(error)")
         }
     }
 

@@ -22,6 +22,8 @@ struct ServeScenario {
 
     struct Figures {
         var gets: LoadFigures
+        /// GET /v1/customers/ID/entitlements (issue 33): the rules run per request, the check document written.
+        var entitlementGets: LoadFigures
         var answerBytes: Int
         var nginx: LoadFigures?
         /// "wrk" or "subs-bench's own load generator".
@@ -90,6 +92,18 @@ struct ServeScenario {
             gets = LoadFigures(try LoadGenerator.run(port: port, connections: connections, seconds: options.serveSeconds,
                                                      headers: authorization, path: path))
         }
+        // The same customers' entitlements: what an app asks (the status route), by the same tool.
+        note("serve: GET /v1/customers/ID/entitlements for \(options.serveSeconds) s…")
+        let entitlementGets: LoadFigures
+        if let wrk {
+            let script = Wrk.script(customers: customers, path: "/v1/customers/", suffix: "/entitlements", token: token, seed: seed)
+            entitlementGets = try Wrk.run(wrk, port: port, connections: connections, seconds: options.serveSeconds, script: script,
+                                          scriptPath: out + "/wrk-subs-entitlements.lua", out: out)
+        } else {
+            let statusPath: @Sendable (Int, Int) -> String = { thread, n in path(thread, n) + "/entitlements" }
+            entitlementGets = LoadFigures(try LoadGenerator.run(port: port, connections: connections, seconds: options.serveSeconds,
+                                                                headers: authorization, path: statusPath))
+        }
 
         note("serve: \(ServeScenario.burstSize) concurrent grant POSTs, \(options.runs) rounds…")
         var burstSeconds: [Double] = []
@@ -109,7 +123,7 @@ struct ServeScenario {
         }
         let outside = try measureOutsideWrites(copy: copy, token: token)
         let nginx = try measureNginx(answerBytes: sample.body.count, connections: connections, wrk: wrk)
-        return Figures(gets: gets, answerBytes: sample.body.count, nginx: nginx, tool: tool, serverPeakKiB: serverRun.peakRSSKiB,
+        return Figures(gets: gets, entitlementGets: entitlementGets, answerBytes: sample.body.count, nginx: nginx, tool: tool, serverPeakKiB: serverRun.peakRSSKiB,
                        burstSeconds: burstSeconds, localGrantSeconds: localGrantSeconds,
                        outsideWriteGetSeconds: outside.seconds, outsideWritePeakKiB: outside.peakKiB)
     }
@@ -218,6 +232,7 @@ extension ServeScenario.Figures {
                 + "   p50 \(ms(load.p50))   p99 \(ms(load.p99))   (\(load.requests) requests)"
         }
         lines.append(row("  GET /v1/customers/ID   ", gets))
+        lines.append(row("  GET …/ID/entitlements  ", entitlementGets))
         if let nginx { lines.append(row("  nginx, static file     ", nginx)) }
         let peakMB = Double(serverPeakKiB) * 1024 / 1e6
         lines.append(String(format: "  server peak memory     %.1f MB (store %.1f MB)", peakMB, Double(storeBytes) / 1e6))
@@ -245,6 +260,8 @@ extension ServeScenario.Figures {
             ("loadTool", .string(tool)),
             ("requestsPerSecond", number(gets.requestsPerSecond)), ("p50Seconds", number(gets.p50)),
             ("p99Seconds", number(gets.p99)), ("requests", .number(String(gets.requests))),
+            ("entitlementsRequestsPerSecond", number(entitlementGets.requestsPerSecond)),
+            ("entitlementsP50Seconds", number(entitlementGets.p50)), ("entitlementsP99Seconds", number(entitlementGets.p99)),
             ("answerBytes", .number(String(answerBytes))), ("serverPeakKiB", .number(String(serverPeakKiB))),
             ("burstSeconds", .array(burstSeconds.map(number))), ("localGrantSeconds", .array(localGrantSeconds.map(number))),
             ("outsideWriteGetSeconds", .array(outsideWriteGetSeconds.map(number))),

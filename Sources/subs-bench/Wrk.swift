@@ -36,7 +36,8 @@ enum Wrk {
     static func find() -> String? { Runner.which("wrk") }
 
     /// A Lua script for wrk: GETs of random customers (seeded) with the bearer token, or of one path.
-    static func script(customers: Int?, path: String, token: String?, seed: UInt64) -> String {
+    /// `suffix`: what follows the customer id in the path (`/entitlements`).
+    static func script(customers: Int?, path: String, suffix: String = "", token: String?, seed: UInt64) -> String {
         let header = token.map { #"{["Authorization"] = "Bearer \#($0)"}"# } ?? "{}"
         guard let customers else {
             return """
@@ -52,7 +53,7 @@ enum Wrk {
             init = function(args) math.randomseed(\(seed % 1_000_000) + (id or 0) * 7919) end
             request = function()
               local i = math.random(0, \(customers - 1))
-              return wrk.format("GET", string.format("\(path)user_%0\(width)d", i), headers)
+              return wrk.format("GET", string.format("\(path)user_%0\(width)d\(suffix)", i), headers)
             end
             """
     }

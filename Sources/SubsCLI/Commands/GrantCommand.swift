@@ -3,6 +3,7 @@
 
 import SubsJSON
 import SubsModel
+import SubsStore
 import SubsSource
 
 extension CommandName {
@@ -93,6 +94,17 @@ enum GrantCommand {
         }
         Commands.say(answer.notes, context)
         Commands.warn(answer.warnings, context)
+        // A local write leaves its audit lines beside the store (serve writes its own).
+        var status = ExitCode.success
+        if !dryRun && !SourceFactory.isRemote(invocation) {
+            let entries = AuditCommand.entries(of: answer, change: change, actor: actor, now: now, context: context)
+            do {
+                try AuditLog(storePath: Commands.storePath(invocation, context)).append(entries)
+            } catch {
+                status = .cannotWrite
+                context.writeErr(Terminal.message("subs: error: the change was written, but its audit line was not: \(error)") + "\n")
+            }
+        }
         let at = answer.requestDate
         // The first USER, as given, that named each customer: by bytes (SPEC section 7), in one pass.
         var firstAsked: [ID: (position: Int, user: ID)] = [:]
@@ -108,12 +120,12 @@ enum GrantCommand {
                 context.writeErr(Terminal.message("subs: note: \(outcome.customer.record.id) keeps \(entitlement) through a purchase\(through)") + "\n")
             }
         }
-        guard !invocation.global.quiet else { return .success }
+        guard !invocation.global.quiet else { return status }
         let asArray = users.count > 1 || invocation.positionals.contains("-")
         let result = GrantResult(outcomes: outcomes, entitlement: entitlement, at: at, dryRun: dryRun,
                                  isGrant: isGrant, asArray: asArray)
         Commands.write(result, invocation, context)
-        return .success
+        return status
     }
 
     /// Customers a write did not find: each with its nearest ids and aliases, and for a grant

@@ -79,16 +79,10 @@ enum HistoryCommand {
             if let entitlement, let known = answer.knownEntitlements {
                 try Commands.checkEntitlementExists(entitlement, known: known)
             }
-            var entries = answer.entries
+            var entries = History.selected(answer.entries, since: since, entitlement: entitlement)
             var ends = answer.accessEnds
-            if let since {
-                entries = entries.filter { $0.date >= since }
-                ends = ends.filter { $0.date >= since }
-            }
-            if let entitlement {
-                entries = entries.filter { $0.entitlements.contains(entitlement) }
-                ends = ends.filter { $0.entitlement == entitlement }
-            }
+            if let since { ends = ends.filter { $0.date >= since } }
+            if let entitlement { ends = ends.filter { $0.entitlement == entitlement } }
             if let limit, entries.count > limit {
                 entries = Array(entries.suffix(limit))
                 // Milestones inside the kept stretch of time only.

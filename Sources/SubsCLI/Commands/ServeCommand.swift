@@ -18,7 +18,7 @@ extension CommandLineSpec.Options {
     static let listen = OptionSpec("listen", kind: .hostPort, valueName: "HOST:PORT",
                                    defaultValue: "127.0.0.1:8787", help: "Address to listen on")
     static let tokenFile = OptionSpec("token-file", kind: .file, valueName: "PATH",
-                                      help: "File holding the bearer token clients must send")
+                                      help: "File of the bearer tokens clients send: NAME SCOPES TOKEN lines, or one token")
 }
 
 enum ServeCommand {
@@ -26,11 +26,16 @@ enum ServeCommand {
 
     static let spec = CommandSpec(
         .serve, abstract: "Serve the local store over the subs REST API",
-        discussion: "Serves GET /v1/customers/ID, GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
-            + "POST /v1/customers/ID/entitlements/E/revoke and GET /v1/health over HTTP/1.1. "
+        discussion: "Serves GET /v1/customers/ID (the record), GET /v1/customers/ID/entitlements, /history and "
+            + "/renew-count (the documents check, history and renew-count print, at ?at=DATE), "
+            + "GET /v1/customers?search=TERM, POST /v1/customers/ID/grants, "
+            + "POST /v1/customers/ID/entitlements/E/revoke, GET /v1/health, GET /v1/openapi.json (the OpenAPI "
+            + "description of every route) and GET /v1 (the routes) over HTTP/1.1. "
             + "Binds 127.0.0.1 by default and refuses a non-loopback address without a token "
-            + "(--token-file, or the token itself in SUBS_SERVER_TOKEN). One log line per request "
-            + "on stderr; SIGINT or SIGTERM stop it after the requests in flight.",
+            + "(--token-file: one NAME SCOPES TOKEN line per person, scopes read, write and admin, or one bare "
+            + "token; or the token itself in SUBS_SERVER_TOKEN). Writes are recorded under the token's name. "
+            + "One log line per request on stderr, with the request id every answer carries in "
+            + "Subs-Request-Id; SIGINT or SIGTERM stop it after the requests in flight.",
         options: [Options.listen, Options.tokenFile],
         exitStatuses: CommandExitStatuses([
             (.success, "Stopped by SIGINT or SIGTERM after the requests in flight"),
@@ -46,8 +51,8 @@ enum ServeCommand {
 
     static func run(_ invocation: Invocation, _ context: Context) throws -> ExitCode {
         let (host, port) = invocation.hostPort(Options.listen) ?? ("127.0.0.1", 8787)
-        let token = try serverToken(invocation, context)
-        if token == nil, !HTTPServer.isLoopback(host: host) {
+        let tokens = try serverTokens(invocation, context)
+        if tokens == nil, !HTTPServer.isLoopback(host: host) {
             throw UsageError("serve: listening on \(Terminal.quoted(host)) needs a token (--token-file or SUBS_SERVER_TOKEN): "
                              + "without one, only loopback addresses are served", command: .serve)
         }
@@ -59,13 +64,14 @@ enum ServeCommand {
         // Indexes and searches are built on whichever worker took the request: with an arena
         // per thread, glibc kept what each one freed (90 MB after eight large searches).
         Heap.limitArenas(2)
-        let api = SubsAPI(store: store, token: token, clock: context.clock)
+        let api = SubsAPI(store: store, tokens: tokens, clock: context.clock)
         // A store that cannot be served is said now, not at the first request (and one that is
         // not a regular file, a FIFO, is refused without waiting for a writer).
         try api.prepare()
         let log = RequestLog(context.writeErr)
         let server = HTTPServer(configuration: .subsAPI(host: host, port: port), log: { entry in
-            log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms") + "\n")
+            log.say(Terminal.message("subs: \(entry.method) \(entry.path) \(entry.status) \(entry.durationMs)ms"
+                                     + (entry.requestId.map { " " + $0 } ?? "")) + "\n")
         }, inline: { api.answerWithoutWaiting($0) }, handler: { api.handle($0) })
         do {
             try server.start()
@@ -83,25 +89,28 @@ enum ServeCommand {
 
     /// The bearer token: `--token-file` (its first line), else `SUBS_SERVER_TOKEN`; nil: none.
     /// The token file is a secret file: the user's own (or root's), unreadable to others (77).
-    private static func serverToken(_ invocation: Invocation, _ context: Context) throws -> String? {
+    /// The tokens `--token-file` holds (`NAME SCOPES TOKEN` lines, or one bare token), else
+    /// SUBS_SERVER_TOKEN as the token `default` with every scope; nil: none.
+    private static func serverTokens(_ invocation: Invocation, _ context: Context) throws -> ServeTokens? {
         if let file = invocation.text(Options.tokenFile) {
             let fd = try SecretFile.open(file, kind: .serverToken)
             defer { close(fd) }
             guard let bytes = readAll(fd: fd, limit: 1 << 16)?.bytes else {
                 throw CommandFailure(.permissionDenied, "serve: cannot read token file \(Terminal.quoted(file))")
             }
-            let token = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            guard !token.isEmpty else { throw CommandFailure(.configError, "serve: token file \(Terminal.quoted(file)) is empty") }
-            return token
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw CommandFailure(.configError, "serve: token file \(Terminal.quoted(file)) is not UTF-8 text")
+            }
+            do {
+                return try ServeTokens.parse(text)
+            } catch {
+                throw CommandFailure(.configError, "serve: token file \(Terminal.quoted(file)): \(Terminal.escape(error.description))")
+            }
         }
-        return invocation.global.serverToken
+        return invocation.global.serverToken.map { ServeTokens([.single($0)]) }
     }
 }
 
-/// Log lines from the server's threads, written by a thread of their own: a standard error that
-/// nobody reads (a pipe left full) must never hold a worker or the event loop — that would be the
-/// slow reader of SPEC section 6 again, through the log. Up to `bound` bytes wait; past that,
-/// lines are dropped and counted, and the count is said once the writer gets through.
 final class RequestLog: @unchecked Sendable {
     static let bound = 1 << 20
     private let write: (String) -> Void

@@ -20,6 +20,7 @@ extension CommandLineSpec {
             HistoryCommand.spec,
             RenewCountCommand.spec,
             FindCommand.spec,
+            AuditCommand.spec,
             StoreInitCommand.spec,
             StoreValidateCommand.spec,
             StoreCompactCommand.spec,

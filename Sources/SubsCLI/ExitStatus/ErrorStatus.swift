@@ -102,7 +102,7 @@ extension ExitCode {
         // an Idempotency-Key reused for another request: the request is wrong, as a usage error.
         case "invalid_request", "payload_too_large", "idempotency_key_reused": self = .usage
         case "customer_not_found", "entitlement_not_found", "grant_not_found": self = .notFound
-        case "unauthorized": self = .permissionDenied
+        case "unauthorized", "forbidden": self = .permissionDenied
         case "invalid_store": self = .dataError
         case "store_unreadable": self = .noInput
         case "store_unwritable": self = .cannotWrite

@@ -2,6 +2,15 @@
 // oldest first, with the keys each kind of entry carries.
 
 public enum History {
+    /// The entries `history --since DATE --entitlement ID` shows, and its route over HTTP: those
+    /// dated from `since` on that concern `entitlement` (nil: no bound, every entitlement).
+    public static func selected(_ entries: [HistoryEntry], since: Instant?, entitlement: ID?) -> [HistoryEntry] {
+        guard since != nil || entitlement != nil else { return entries }
+        return entries.filter { entry in
+            (since.map { entry.date >= $0 } ?? true) && (entitlement.map { entry.entitlements.contains($0) } ?? true)
+        }
+    }
+
     /// Entries dated <= until, oldest first. Equal dates keep store order, which is: every
     /// transaction in array order, each followed by its refund; then events; then grants, each
     /// grant's "granted" before its "revoked".

@@ -15,18 +15,23 @@ public struct SubsAPIError: Error, Equatable, Sendable, CustomStringConvertible 
     public var code: String
     /// The server's message, as it wrote it (at most 500 characters).
     public var message: String
+    /// The answer's `Subs-Request-Id` (SPEC section 6 rev. 4): shown, so that support finds the
+    /// server's log line.
+    public var requestId: String?
 
-    public init(url: String, status: Int, code: String, message: String) {
+    public init(url: String, status: Int, code: String, message: String, requestId: String? = nil) {
         self.url = url
         self.status = status
         self.code = code
         self.message = message
+        self.requestId = requestId
     }
 
-    /// The server's message alone, so that a refusal reads like the local one; without a
-    /// message, what came back.
+    /// The server's message, so that a refusal reads like the local one (without a message,
+    /// what came back), then the request id.
     public var description: String {
-        message.isEmpty ? "\(url): the server refused the request (HTTP \(status), \(code))" : message
+        let text = message.isEmpty ? "\(url): the server refused the request (HTTP \(status), \(code))" : message
+        return requestId.map { text + " (request \($0))" } ?? text
     }
 
     /// The codes of a customer, entitlement or grant that does not exist (exit 3).
@@ -42,7 +47,11 @@ public struct SubsAPIError: Error, Equatable, Sendable, CustomStringConvertible 
               !code.isEmpty else { return nil }
         var message = error["message"]?.stringValue ?? ""
         if message.count > 500 { message = String(message.prefix(500)) + "…" }
-        return SubsAPIError(url: answer.url, status: answer.response.status, code: code, message: message)
+        // An id of a few printable ASCII characters, or none: it is shown as it came.
+        let id = answer.response.header("Subs-Request-Id").flatMap { id in
+            id.count <= 64 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
+        }
+        return SubsAPIError(url: answer.url, status: answer.response.status, code: code, message: message, requestId: id)
     }
 
     /// The error for an answer the request did not expect (not 2xx, not a known customer miss).
@@ -63,9 +72,10 @@ public struct SubsAPIError: Error, Equatable, Sendable, CustomStringConvertible 
         return error
     }
 
-    /// For `RemoteClient`'s `refusal`: a 5xx the server explains in its own words.
+    /// For `RemoteClient`'s `refusal`: a 5xx the server explains in its own words, and a 403
+    /// `forbidden` (the token lacks the scope: its message says which).
     static func refusal(_ answer: RemoteAnswer) -> Error? {
-        guard let error = from(answer), serverCodes.contains(error.code) else { return nil }
+        guard let error = from(answer), serverCodes.contains(error.code) || error.code == "forbidden" else { return nil }
         return error
     }
 }

@@ -73,8 +73,8 @@ extension StoreHardeningTests {
         XCTAssertEqual(result.status.rawValue, 0, result.stderr)
         XCTAssertTrue(isSymlink(link), "the link stays a link")
         XCTAssertEqual(try grants(target, "alice"), 1, "the real store has the grant")
-        XCTAssertEqual(entries(etc), ["store.json"], "no lock, journal or temporary file beside the link")
-        XCTAssertEqual(entries(data), ["store.json", "store.json.index", "store.json.journal", "store.json.lock"])
+        XCTAssertEqual(entries(etc), ["store.json"], "no lock, journal, audit log or temporary file beside the link")
+        XCTAssertEqual(entries(data), ["store.json", "store.json.audit.jsonl", "store.json.index", "store.json.journal", "store.json.lock"])
         // Read back through the link and the target alike.
         XCTAssertEqual(runCLI(["--store", link, "check", "alice", "--json"]).stdout,
                        runCLI(["--store", target, "check", "alice", "--json"]).stdout)
@@ -94,7 +94,7 @@ extension StoreHardeningTests {
             XCTAssertEqual(try grants(target, "bob"), i + 1, link)
         }
         XCTAssertEqual(entries(dir.path + "/c"), ["one", "three"])
-        XCTAssertEqual(entries(dir.path + "/a/b"), ["store.json", "store.json.index", "store.json.journal", "store.json.lock"])
+        XCTAssertEqual(entries(dir.path + "/a/b"), ["store.json", "store.json.audit.jsonl", "store.json.index", "store.json.journal", "store.json.lock"])
     }
 
     func testWritersThroughTheLinkAndTheTargetShareOneLock() throws {

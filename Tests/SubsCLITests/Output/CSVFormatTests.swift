@@ -82,7 +82,7 @@ final class CSVFormatTests: XCTestCase {
             ["check", "alice"], ["check", "alice", "erin", "nobody"] + at, ["history", "erin"] + at,
             ["history", "alice", "erin"] + at, ["renew-count", "alice"] + at, ["renew-count", "alice", "premium"] + at,
             ["find", "alice@example.com", "nobody@example.com"] + at, ["grant", "alice", "premium", "--duration", "P1M", "--dry-run"],
-            ["revoke", "bob", "premium", "--dry-run"], ["store", "validate"], ["commands"],
+            ["revoke", "bob", "premium", "--dry-run"], ["store", "validate"], ["commands"], ["audit"],
         ]
         var covered: Set<String> = []
         for command in commands {

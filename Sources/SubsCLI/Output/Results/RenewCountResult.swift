@@ -26,17 +26,9 @@ struct RenewCountResult: CommandResult {
             switch asked {
             case .missing(let m): return Documents.missing(m)
             case .found(let c):
-                // One shape (SPEC section 4, rev. 4): renewsCount is a number or null; the counts per
-                // entitlement are under byEntitlement, with ENTITLEMENT or without.
-                let byEntitlement = c.entitlements.map { ($0.id, $0.renewsCount) }
-                if let entitlement, let e = c.entitlements.first {
-                    return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId,
-                                                requestDate: c.requestDate, incompleteReason: c.incompleteReason,
-                                                entitlement: entitlement, count: e.renewsCount, byEntitlement: byEntitlement)
-                }
                 return Documents.renewCount(customerId: c.customerId, requestedId: c.requestedId, requestDate: c.requestDate,
-                                            incompleteReason: c.incompleteReason, entitlement: nil, count: c.acrossChains,
-                                            byEntitlement: byEntitlement)
+                                            incompleteReason: c.incompleteReason, entitlement: entitlement,
+                                            entitlements: c.entitlements, acrossChains: c.acrossChains)
             }
         }
         if asArray { return .array(documents) }

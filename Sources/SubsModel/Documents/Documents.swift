@@ -1,47 +1,39 @@
 // The JSON documents of SPEC section 4, built as ordered JSON values: every documented key is
-// always present (null when empty), in a fixed order. Tables are rendered from the same results.
+// always present (null when empty), in a fixed order. The command line prints them (its tables
+// are rendered from the same results) and `subs serve` answers them (the status routes): one
+// builder, so a document over HTTP is the one the command prints.
 
 import SubsJSON
-import SubsModel
 
-enum Documents {
-    static func date(_ instant: Instant?) -> JSONValue {
+public enum Documents {
+    public static func date(_ instant: Instant?) -> JSONValue {
         instant.map { .string(ISODate.format($0)) } ?? .null
     }
 
-    static func string(_ text: String?) -> JSONValue {
+    public static func string(_ text: String?) -> JSONValue {
         text.map { .string($0) } ?? .null
     }
 
-    static func strings(_ list: [String]) -> JSONValue {
+    public static func strings(_ list: [String]) -> JSONValue {
         .array(list.map { .string($0) })
     }
 
     /// An id as written (null when there is none).
-    static func id(_ id: ID?) -> JSONValue {
+    public static func id(_ id: ID?) -> JSONValue {
         id.map { .string($0.string) } ?? .null
     }
 
-    static func ids(_ list: [ID]) -> JSONValue {
+    public static func ids(_ list: [ID]) -> JSONValue {
         .array(list.map { .string($0.string) })
     }
 
-    static func int(_ n: Int?) -> JSONValue {
+    public static func int(_ n: Int?) -> JSONValue {
         n.map { .number(String($0)) } ?? .null
-    }
-
-    /// A USER asked and not found, in an array: `{"requestedId", "customerId": null, "error": {"code", "message"}}`.
-    static func missing(_ m: Missing) -> JSONValue {
-        .object(JSONObject([
-            ("requestedId", id(m.requestedId)),
-            ("customerId", id(m.customerId)),
-            ("error", .object(JSONObject([("code", .string(m.code)), ("message", .string(m.message))]))),
-        ]))
     }
 
     // MARK: check
 
-    static func check(_ status: CustomerStatus, activeOnly: Bool) -> JSONValue {
+    public static func check(_ status: CustomerStatus, activeOnly: Bool) -> JSONValue {
         let entitlements = activeOnly ? status.entitlements.filter(\.isActive) : status.entitlements
         return .object(JSONObject([
             ("customerId", id(status.record.id)),
@@ -59,7 +51,7 @@ enum Documents {
 
     /// `[{currency, amount, payments, refunded, complete, incompleteReason}]` (SPEC section 4,
     /// "Money"): amounts as exact decimal strings; null where the provider cannot tell.
-    static func totalSpent(_ spending: Spending?) -> JSONValue {
+    public static func totalSpent(_ spending: Spending?) -> JSONValue {
         guard let spending else { return .null }
         return .array(spending.totals.map { t in
             .object(JSONObject([
@@ -73,7 +65,7 @@ enum Documents {
         })
     }
 
-    static func entitlement(_ e: EntitlementInfo) -> JSONValue {
+    public static func entitlement(_ e: EntitlementInfo) -> JSONValue {
         .object(JSONObject([
             ("id", id(e.id)),
             ("isActive", .bool(e.isActive)),
@@ -114,7 +106,7 @@ enum Documents {
         ]))
     }
 
-    static func otherSource(_ o: OtherActiveSource) -> JSONValue {
+    public static func otherSource(_ o: OtherActiveSource) -> JSONValue {
         .object(JSONObject([
             ("productId", id(o.productId)),
             ("source", .string(o.source.rawValue)),
@@ -123,7 +115,7 @@ enum Documents {
         ]))
     }
 
-    static func transaction(_ t: Transaction) -> JSONValue {
+    public static func transaction(_ t: Transaction) -> JSONValue {
         .object(JSONObject([
             ("transactionId", id(t.transactionId)),
             ("originalTransactionId", id(t.originalTransactionId)),
@@ -144,7 +136,7 @@ enum Documents {
 
     // MARK: history
 
-    static func history(customerId: ID, requestedId: ID, requestDate: Instant, provider: String,
+    public static func history(customerId: ID, requestedId: ID, requestDate: Instant, provider: String,
                         incompleteReason: String?, entries: [HistoryEntry]) -> JSONValue {
         .object(JSONObject([
             ("customerId", id(customerId)),
@@ -157,7 +149,7 @@ enum Documents {
         ]))
     }
 
-    static func historyEntry(_ entry: HistoryEntry) -> JSONValue {
+    public static func historyEntry(_ entry: HistoryEntry) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("date", date(entry.date)),
             ("kind", .string(entry.kind.rawValue)),
@@ -191,9 +183,25 @@ enum Documents {
         ]))
     }
 
+    /// `renew-count`'s document from what the rules found: `entitlements` the ones shown (with
+    /// ENTITLEMENT, that one alone), `acrossChains` the customer's renewals across all chains.
+    public static func renewCount(customerId: ID, requestedId: ID, requestDate: Instant, incompleteReason: String?,
+                                  entitlement: ID?, entitlements: [EntitlementInfo], acrossChains: Int?) -> JSONValue {
+        // One shape (SPEC section 4, rev. 4): renewsCount is a number or null; the counts per
+        // entitlement are under byEntitlement, with ENTITLEMENT or without.
+        let byEntitlement = entitlements.map { ($0.id, $0.renewsCount) }
+        if let entitlement, let e = entitlements.first {
+            return renewCount(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                              incompleteReason: incompleteReason, entitlement: entitlement, count: e.renewsCount,
+                              byEntitlement: byEntitlement)
+        }
+        return renewCount(customerId: customerId, requestedId: requestedId, requestDate: requestDate,
+                          incompleteReason: incompleteReason, entitlement: nil, count: acrossChains, byEntitlement: byEntitlement)
+    }
+
     // MARK: grant, revoke
 
-    static func grant(_ g: Grant) -> JSONValue {
+    public static func grant(_ g: Grant) -> JSONValue {
         .object(JSONObject([
             ("id", id(g.id)), ("entitlement", id(g.entitlement)),
             ("grantedAt", date(g.grantedAt)), ("expirationDate", date(g.expirationDate)),
