@@ -13,6 +13,8 @@ public struct LocalStore {
     public let lockTimeout: Double
     /// Test hook: where a write pauses (nil: nowhere).
     public let writePause: WritePause?
+    /// What serve's writes keep of the journal from one to the next (see `KeptJournal`).
+    let keptJournal = KeptJournal()
 
     public init(path: String, lockTimeout: Double = 10, writePause: WritePause? = nil) {
         self.path = path
@@ -106,7 +108,7 @@ extension LocalStore {
     func applyEachReporting(_ requests: [ChangeRequest], now: Instant, willCommit: (FileIdentity) -> Void = { _ in }) throws
         -> (results: [Result<StoredRecord, ChangeError>], report: CommitReport?) {
         // serve folds the journal itself, off the request path (`compactIfPastBound`).
-        try StoreWriter(path: path, lockTimeout: lockTimeout, compactsInline: false).applyEachReporting(requests, now: now, willCommit: willCommit)
+        try StoreWriter(path: path, lockTimeout: lockTimeout, compactsInline: false, kept: keptJournal).applyEachReporting(requests, now: now, willCommit: willCommit)
     }
 
     /// Applies a grant or revoke to every customer named (one atomic write), or to none.

@@ -58,12 +58,17 @@ struct JournalContents {
     private static let crcKey = Array(#","crc":""#.utf8)
 
     /// Reads `bytes` (the journal's whole content); `path` names it in errors.
-    static func parse(_ bytes: UnsafeRawBufferPointer, path: String) throws -> JournalContents {
-        var contents = JournalContents()
+    /// `continuing`: what was read before of the same journal, up to its `goodLength`, which is
+    /// where `bytes` start (a reader reads only what was appended since; see `JournalRead`).
+    static func parse(_ bytes: UnsafeRawBufferPointer, path: String, continuing: JournalContents? = nil) throws -> JournalContents {
+        var contents = continuing ?? JournalContents()
+        contents.tear = nil
+        // Offsets kept are the journal's, not `bytes`'.
+        let base = contents.goodLength
         var pending: [JournalEntry] = []
         var pendingStart = 0
         var start = 0
-        var number = 0
+        var number = contents.lines
         func bad(_ line: Int, _ message: String) -> StoreError {
             .invalid(path: path, problems: [StoreProblem(path: "line \(line)", message: message)])
         }
@@ -132,7 +137,7 @@ struct JournalContents {
                     guard commit.boolValue == true else { throw bad(number, "commit: expected true") }
                     contents.entries += pending
                     pending.removeAll()
-                    contents.goodLength = end + 1
+                    contents.goodLength = base + end + 1
                     contents.lines = number
                 }
                 continue
@@ -141,13 +146,13 @@ struct JournalContents {
                 guard let stampValue = try value("folded"), let stamp = StoreStamp(json: stampValue) else {
                     throw bad(number, "the folded marker names no store version")
                 }
-                if contents.foldedOffset == nil { contents.foldedOffset = lineStart }
+                if contents.foldedOffset == nil { contents.foldedOffset = base + lineStart }
                 contents.folded.append(stamp)
             default:
                 throw bad(number, "not a journal line (expected a header, a change or a folded marker)")
             }
             guard pending.isEmpty else { throw bad(pendingStart, "a group of changes without its commit line") }
-            contents.goodLength = end + 1
+            contents.goodLength = base + end + 1
             contents.lines = number
         }
         if !pending.isEmpty {

@@ -82,6 +82,52 @@ final class JournalFile {
         return try bytes.withUnsafeBytes { try JournalContents.parse($0, path: path) }
     }
 
+    /// The journal's lines, checked. With `previous` (what was read of this journal before),
+    /// only the bytes appended since are read and checked when the journal is still the one read
+    /// then: the same file (device, inode), not shorter than its good lines were, its header and
+    /// last good line still there byte for byte, and no folded marker read (a writer cuts a stale
+    /// one off, and the lines written after it take its place). Anything else is read whole.
+    /// `resumed`: the read continued `previous` (its changes are the first of the result's).
+    func read(after previous: JournalRead?) throws -> (read: JournalRead, resumed: Bool) {
+        let now = state
+        if let previous, previous.device == now.device, previous.inode == now.inode,
+           previous.contents.header != nil, previous.contents.foldedOffset == nil,
+           now.size >= previous.contents.goodLength,
+           try bytes(from: 0, count: previous.header.count) == previous.header {
+            let lastStart = previous.contents.goodLength - previous.lastLine.count
+            let tail = try bytes(from: lastStart)
+            if tail.count >= previous.lastLine.count, tail[0..<previous.lastLine.count].elementsEqual(previous.lastLine) {
+                let contents = try tail.withUnsafeBytes {
+                    try JournalContents.parse(UnsafeRawBufferPointer(rebasing: $0[previous.lastLine.count...]), path: path, continuing: previous.contents)
+                }
+                let read = JournalRead(device: now.device, inode: now.inode, contents: contents, header: previous.header,
+                                       lastLine: JournalRead.lastLine(of: contents, in: tail, at: lastStart) ?? previous.lastLine,
+                                       size: lastStart + tail.count)
+                return (read, true)
+            }
+        }
+        let all = try bytes()
+        let contents = try all.withUnsafeBytes { try JournalContents.parse($0, path: path) }
+        let header = contents.header == nil ? [] : Array(all[0...(all.firstIndex(of: 0x0A) ?? 0)])
+        let read = JournalRead(device: now.device, inode: now.inode, contents: contents, header: header,
+                               lastLine: JournalRead.lastLine(of: contents, in: all, at: 0) ?? [], size: all.count)
+        return (read, false)
+    }
+
+    /// `count` bytes from `offset` (fewer when the file is shorter).
+    private func bytes(from offset: Int, count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw StoreError.unreadable(path: path, reason: errorText(errno)) }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(buffer[0..<done])
+    }
+
     /// Appends `bytes` at `offset` (the end of the journal's good lines) and makes them durable
     /// with one fdatasync. `verify` runs last before the first byte is written (the store must
     /// still be the version the change was made from). On failure (a full disk) the journal is
@@ -138,5 +184,28 @@ final class JournalFile {
             throw StoreError.cannotWrite(path: storePath, reason: "the journal \(JournalFile.path(forStore: storePath)) vanished as it was made")
         }
         return journal
+    }
+}
+
+/// What a reader has read of one journal: enough to read only what is appended next time
+/// (`JournalFile.read(after:)`), the way serve and its writer read it after each POST.
+struct JournalRead {
+    var device: UInt64
+    var inode: UInt64
+    var contents: JournalContents
+    /// The header line and the last good line, as read (newline included): both must still be
+    /// there, unchanged, for what follows them to be read alone.
+    var header: [UInt8]
+    var lastLine: [UInt8]
+    /// The journal's size as read (its good lines and any torn tail).
+    var size: Int
+
+    /// The last good line of `contents`, from `bytes` (the journal's bytes from `offset`, which
+    /// is where a line starts); nil when it does not end within them.
+    static func lastLine(of contents: JournalContents, in bytes: [UInt8], at offset: Int) -> [UInt8]? {
+        let end = contents.goodLength - offset
+        guard end > 0, end <= bytes.count else { return nil }
+        let start = bytes[0..<(end - 1)].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        return Array(bytes[start..<end])
     }
 }

@@ -43,11 +43,15 @@ struct JournalOverlay {
     }
 
     /// The customers present after the journal, as a store document of their own.
-    var document: [UInt8] {
+    var document: [UInt8] { document(of: nil) }
+
+    /// `document`, of the customers `only` names (nil: all of them).
+    func document(of only: Set<ID>?) -> [UInt8] {
         var bytes = Array(#"{"schemaVersion":1,"products":{},"customers":{"#.utf8)
         var first = true
         for customer in customers {
             guard let record = customer.record else { continue }
+            if let only, !only.contains(customer.id) { continue }
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             bytes += Array(JSON.quote(customer.id.string).utf8)

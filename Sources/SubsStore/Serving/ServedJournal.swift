@@ -20,6 +20,9 @@ struct ServedJournal {
     private var aliasOwners: [ID: [ID]] = [:]
     /// Each customer's aliases, as read from its record (kept for the next read's reuse).
     private var aliasesOf: [ID: [ID]] = [:]
+    /// What was read of the journal and applied (the next read reads only what is appended).
+    private var read: JournalRead?
+    private var overlay = JournalOverlay()
 
     static let none = ServedJournal()
 
@@ -38,14 +41,23 @@ struct ServedJournal {
         served.base = version.identity
         let resolved = try StoreFiles.resolvedPath(path)
         guard let file = try JournalFile.open(storePath: resolved) else { return served }
-        let bytes = try file.bytes()
-        let state = file.state
-        served.disk = JournalDiskState(device: state.device, inode: state.inode, size: bytes.count)
-        let contents = try bytes.withUnsafeBytes { try JournalContents.parse($0, path: file.path) }
+        // Only what was appended since the last read, when the journal is still the one read then.
+        let (read, resumed) = try file.read(after: reuse?.read)
+        served.read = read
+        served.disk = JournalDiskState(device: read.device, inode: read.inode, size: read.size)
+        let contents = read.contents
         guard contents.header != nil else { return served }
         let stamp = try StoreStamp(fd: version.file.fd, path: path)
-        var overlay = JournalOverlay()
-        overlay.apply(try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path, journalPath: file.path))
+        let entries = try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path, journalPath: file.path)
+        var overlay: JournalOverlay
+        if resumed, let reuse, contents.header == stamp, !contents.folded.contains(stamp), entries.count >= reuse.overlay.changes {
+            overlay = reuse.overlay
+            overlay.apply(Array(entries[reuse.overlay.changes...]))
+        } else {
+            overlay = JournalOverlay()
+            overlay.apply(entries)
+        }
+        served.overlay = overlay
         for customer in overlay.customers {
             served.records[customer.id] = customer.record
             guard let record = customer.record else { continue }

@@ -21,6 +21,10 @@ struct StoreWriter {
     /// disk (the command line); serve folds it off the request path instead (false).
     var compactsInline = true
 
+    /// What this writer's previous writes read of the journal (serve's: one per server), so that
+    /// a write reads only what was appended since; nil: read whole (a command's one write).
+    var kept: KeptJournal? = nil
+
     func apply(_ change: CustomerChange, to ids: [ID], now: Instant, dryRun: Bool) throws -> ChangeResult {
         // Said before the lock is taken or the store read.
         if let refusal = StoreWriter.expirationRefusal(change, now: now) { throw refusal }
@@ -102,18 +106,25 @@ struct StoreWriter {
             guard let fd = store.file.duplicateDescriptor() else { throw store.file.changedError }
             defer { close(fd) }
             let stamp = try StoreStamp(fd: fd, path: path)
-            let contents = try journal?.contents()
+            let contents: JournalContents?
             var overlay = JournalOverlay()
             overlay.journalPath = journal?.path
-            if let contents, let entries = Optional(try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path,
-                                                                              journalPath: JournalFile.path(forStore: path))) {
-                overlay.apply(entries)
+            // The journal's customers the requested ids may name (nil: every one).
+            var candidates: Set<ID>?
+            if let kept, let journal {
+                (contents, overlay, candidates) = try keptJournal(kept, journal, ids: ids, stamp: stamp, path: path)
+            } else {
+                contents = try journal?.contents()
+                if let contents {
+                    overlay.apply(try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path,
+                                                             journalPath: JournalFile.path(forStore: path)))
+                }
             }
             let view: JournaledStore
-            if overlay.isEmpty {
+            if overlay.isEmpty || candidates?.isEmpty == true {
                 view = JournaledStore(store: store, overlay: overlay, journal: nil)
             } else {
-                let held = MappedFile(holding: overlay.document, path: overlay.journalPath ?? path)
+                let held = MappedFile(holding: overlay.document(of: candidates), path: overlay.journalPath ?? path)
                 view = JournaledStore(store: store, overlay: overlay, journal: try ScannedStore.scan(held: held, ids: ids))
             }
             let (value, images) = try body(view)
@@ -158,6 +169,39 @@ struct StoreWriter {
         store.file.releaseAll()
         let report = try? Compaction(path: path, pause: pause).run(lockHeld: true)
         return (value, report ?? nil)
+    }
+
+    /// The journal read with what `kept` holds of it (only the lines appended since are read and
+    /// checked), applied to the store version `stamp`; and the journal's customers `ids` may name.
+    private func keptJournal(_ kept: KeptJournal, _ journal: JournalFile, ids: [ID], stamp: StoreStamp, path: String) throws
+        -> (JournalContents, JournalOverlay, Set<ID>) {
+        let previous = kept.take()
+        let (read, resumed) = try journal.read(after: previous?.stamp == stamp ? previous?.read : nil)
+        let contents = read.contents
+        let entries = try JournalOverlay.changes(in: contents, forStore: stamp, storePath: path,
+                                                 journalPath: JournalFile.path(forStore: path))
+        var overlay: JournalOverlay
+        var aliases: JournalAliases
+        if resumed, let previous, previous.stamp == stamp, contents.header == stamp, !contents.folded.contains(stamp),
+           entries.count >= previous.overlay.changes {
+            // The journal read before, and what was appended since.
+            overlay = previous.overlay
+            aliases = previous.aliases
+            for entry in entries[previous.overlay.changes...] {
+                overlay.apply([entry])
+                aliases.update(entry.customer, record: entry.record)
+            }
+        } else {
+            overlay = JournalOverlay()
+            overlay.apply(entries)
+            aliases = JournalAliases()
+            for customer in overlay.customers { aliases.update(customer.id, record: customer.record) }
+        }
+        overlay.journalPath = journal.path
+        // Kept as read from disk: valid whatever this write does next (a cut of a torn tail keeps
+        // the good lines; a cut of a folded marker, or a new journal, makes the next read whole).
+        kept.keep(KeptJournal.State(stamp: stamp, read: read, overlay: overlay, aliases: aliases))
+        return (contents, overlay, aliases.candidates(for: ids, in: overlay))
     }
 
     /// The store with the customers `ids` name located: through STORE.index when it indexes this
