@@ -6,6 +6,7 @@
 //    registered store mapping into zeros.
 //  - byte_search.c, writeback.c, heap_trim.c: memmem, sync_file_range, malloc_trim and mallopt,
 //    GNU/Linux calls Swift's Glibc module does not export.
+//  - crc32c.c: CRC-32C with SSE4.2's crc32 instruction when the CPU has it, else slicing-by-8.
 //  - interrupt.c: the SIGINT decision "remove the temporary file and exit" against "the store
 //    is committed, finish", and the stop signals of `subs serve`.
 // No libcurl header is needed: the few prototypes are declared here, in their ABI terms.
@@ -96,5 +97,15 @@ const void *subs_find_bytes(const void *haystack, size_t length, const void *nee
 int subs_heap_trim(void);
 /// mallopt(M_ARENA_MAX, count): threads created from now on share at most `count` arenas; 1 on success.
 int subs_heap_limit_arenas(int count);
+
+// MARK: CRC-32C (crc32c.c)
+
+/// The CRC-32C of `length` bytes at `data`, continuing `crc` (0 to start): the hardware
+/// instruction when the CPU has it, else the portable tables.
+uint32_t subs_crc32c(uint32_t crc, const void *data, size_t length);
+/// The same with the portable tables only (the tests compare both).
+uint32_t subs_crc32c_portable(uint32_t crc, const void *data, size_t length);
+/// 1 when `subs_crc32c` uses the CPU's crc32 instruction.
+int subs_crc32c_uses_hardware(void);
 
 #endif
