@@ -149,3 +149,33 @@ final class JournalFollowTests: XCTestCase {
         XCTAssertEqual(Glibc.truncate(path, off_t(length)), 0)
     }
 }
+
+/// A reader of a few customers scans again only the journal's records that may be theirs: a
+/// customer of the journal is still found by its id, by an alias written byte for byte, and by
+/// an alias written with escapes; an alias two customers share is still refused.
+final class JournalCandidateTests: XCTestCase {
+    func testAReaderFindsTheJournalsCustomersByIdAndEveryAliasSpelling() throws {
+        let dir = TempDir()
+        let path = dir.write("s.json", #"{"schemaVersion":1,"products":{},"customers":{"a":{},"z":{"aliases":["shared"]}}}"#)
+        let stamp = try StoreStamp(path: path)
+        func line(_ seq: Int, _ id: String, _ record: String) -> [UInt8] {
+            // Written by hand: the writer's own JSON never escapes what it need not.
+            JournalContents.sealed(#"{"seq":\#(seq),"customer":\#(JSON.quote(id)),"at":"2027-01-01T00:00:00Z","op":{},"record":\#(record),"commit":true"#)
+        }
+        let journal = JournalContents.headerLine(for: stamp) + line(1, "b", #"{"aliases":["\u00e9x"]}"#)
+            + line(2, "c", #"{"aliases":["plain"]}"#) + line(3, "d", #"{"aliases":["sh\u0061red"]}"#) + line(4, "a", #"{"aliases":["ay"]}"#)
+        XCTAssertTrue(FileManager.default.createFile(atPath: JournalFile.path(forStore: path), contents: Data(journal)))
+        for (asked, owner) in [("éx", "b"), ("plain", "c"), ("c", "c"), ("ay", "a"), ("a", "a"), ("b", "b"), ("z", "z")] {
+            let store = try JournaledStore.scan(path: path, ids: [ID(asked)])
+            XCTAssertEqual(try store.customer(forRequest: 0, id: ID(asked))?.id, ID(owner), asked)
+        }
+        for asked in ["nobody", "e\u{301}x"] {   // the NFD spelling of éx is another id
+            let store = try JournaledStore.scan(path: path, ids: [ID(asked)])
+            XCTAssertNil(try store.customer(forRequest: 0, id: ID(asked)), asked)
+        }
+        let store = try JournaledStore.scan(path: path, ids: ["shared"])
+        XCTAssertThrowsError(try store.customer(forRequest: 0, id: "shared")) { error in
+            XCTAssertTrue("\(error)".contains("several customers"), "\(error)")
+        }
+    }
+}

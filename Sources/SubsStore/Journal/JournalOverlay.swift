@@ -8,6 +8,7 @@ import Glibc
 #endif
 import SubsJSON
 import SubsModel
+import SubsSystem
 
 struct JournalOverlay {
     /// Customers the journal names, in the order of their first change; nil record: removed.
@@ -40,6 +41,27 @@ struct JournalOverlay {
                 customers.append((entry.customer, entry.record))
             }
         }
+    }
+
+    /// The customers of the journal that `ids` may name, by key or by alias, found without
+    /// scanning their records: a record names an alias either byte for byte (the id's bytes are
+    /// in it) or with an escape (a backslash is in it); both are kept, the scan decides.
+    func candidates(for ids: [ID]) -> Set<ID> {
+        let wanted = Set(ids)
+        let needles = ids.map { Array($0.utf8) }
+        var found: Set<ID> = []
+        for customer in customers {
+            guard let record = customer.record else { continue }
+            if wanted.contains(customer.id) {
+                found.insert(customer.id)
+                continue
+            }
+            let named = record.withUnsafeBytes { bytes in
+                ByteSearch.find([UInt8(ascii: "\\")], in: bytes) != nil || needles.contains { ByteSearch.find($0, in: bytes) != nil }
+            }
+            if named { found.insert(customer.id) }
+        }
+        return found
     }
 
     /// The customers present after the journal, as a store document of their own.

@@ -31,8 +31,11 @@ package struct JournaledStore {
         let fd = store.file.duplicateDescriptor()
         defer { if let fd { close(fd) } }
         let overlay = try JournalOverlay.load(journalFile, storeFD: fd, storePath: store.path)
-        guard !overlay.isEmpty else { return JournaledStore(store: store, overlay: overlay, journal: nil) }
-        let held = MappedFile(holding: overlay.document, path: overlay.journalPath ?? store.path)
+        // The journal's lines were scanned as they were read: a reader of a few customers scans
+        // again only the records that may be theirs (every one when all are wanted).
+        let only = collectAll || ids.isEmpty ? nil : overlay.candidates(for: ids)
+        guard !overlay.isEmpty, only?.isEmpty != true else { return JournaledStore(store: store, overlay: overlay, journal: nil) }
+        let held = MappedFile(holding: overlay.document(of: only), path: overlay.journalPath ?? store.path)
         let journal = try ScannedStore.scan(held: held, ids: ids, collectAll: collectAll)
         return JournaledStore(store: store, overlay: overlay, journal: journal)
     }
