@@ -37,6 +37,8 @@ public final class HTTPConnection: @unchecked Sendable {
     }
 
     public private(set) var phase: Phase = .reading
+    /// The answer of the refusal this connection made, for its log line (the request id it carries).
+    public private(set) var refusalAnswer: HTTPResponse?
     /// Bytes queued for the client and not written yet.
     public private(set) var unsentBytes = 0
     /// Closed with answers still unsent to a client that does not read them (write timeout,
@@ -304,6 +306,7 @@ public final class HTTPConnection: @unchecked Sendable {
     private func refuse(_ refusal: HTTPRefusal, now: Int64) -> Event {
         var response = configuration.refusalResponse(refusal)
         response.status = refusal.status
+        refusalAnswer = response
         queue(response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil))),
                                   refusal: configuration.refusalResponse), now: now)
         finish(now: now)

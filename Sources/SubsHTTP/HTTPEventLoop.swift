@@ -116,7 +116,9 @@ final class HTTPEventLoop {
             }
             now = ServerSocket.nowMs()
             for client in Array(clients.values) {
-                if case .refused(let status)? = client.connection.expire(now: now) { server.log("-", "-", status, since: now) }
+                if case .refused(let status)? = client.connection.expire(now: now) {
+                    server.log("-", "-", status, since: now, answer: client.connection.refusalAnswer)
+                }
                 flush(client, now)
             }
             shedOverBound()
@@ -171,7 +173,7 @@ final class HTTPEventLoop {
                 // A new socket's buffer is empty: this small answer fits whole.
                 ServerSocket.writeOnce(fd, response.serialized(keepAlive: false, headOnly: false, date: imfFixdate(Int(time(nil))),
                                                       refusal: server.configuration.refusalResponse))
-                server.log("-", "-", 503, since: ServerSocket.nowMs())
+                server.log("-", "-", 503, since: ServerSocket.nowMs(), answer: response)
                 shutdown(fd, Int32(SHUT_WR))
                 close(fd)
                 continue
@@ -242,7 +244,7 @@ final class HTTPEventLoop {
                 server.condition.signal()
                 server.condition.unlock()
             case .refused(let status):
-                server.log("-", "-", status, since: now)
+                server.log("-", "-", status, since: now, answer: client.connection.refusalAnswer)
             }
         }
         if client.connection.bodyWanted != nil && !client.waiting {

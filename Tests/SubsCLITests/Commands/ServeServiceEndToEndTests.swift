@@ -227,6 +227,15 @@ final class ServeServiceEndToEndTests: XCTestCase {
             XCTAssertNotNil(id.range(of: "^req_[0-9a-f]{16}$", options: .regularExpression), id)
             ids.append(id)
         }
+        // A request the engine refuses itself, before any route (a request line it cannot read, a
+        // head over its bound): the answer's id is in its log line too.
+        for raw in ["BLAH\r\n\r\n", "GET /v1/health HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n"] {
+            let client = try RawClient(port: server.port)
+            XCTAssertTrue(client.send(raw))
+            let answer = try XCTUnwrap(client.readResponse(timeout: 10), "a refusal: no answer")
+            XCTAssertGreaterThanOrEqual(answer.status, 400)
+            ids.append(try XCTUnwrap(answer.headers["subs-request-id"], "a refusal without an id"))
+        }
         XCTAssertEqual(Set(ids).count, ids.count, "request ids repeat")
         // The log line of each says its id.
         let giveUp = Date().addingTimeInterval(5)
