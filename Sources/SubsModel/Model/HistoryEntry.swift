@@ -29,7 +29,9 @@ public struct HistoryEntry: Equatable, Sendable {
             && zip(a.fields, b.fields).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 
-    public func field(_ key: String) -> HistoryValue? { fields.first(where: { $0.key == key })?.value }
+    /// The value under `key`, compared by its UTF-8 bytes as JSON compares member names (String's
+    /// == would take an NFD key for its NFC twin).
+    public func field(_ key: String) -> HistoryValue? { fields.first(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value }
 }
 
 public enum HistoryValue: Equatable, Sendable {

@@ -107,4 +107,21 @@ final class StreamedHistoryOutputTests: XCTestCase {
             }
         }
     }
+
+    /// Keys a provider adds are JSON member names, equal only byte for byte: an NFC and an NFD
+    /// spelling of one word are two columns, each holding its own value.
+    func testFieldKeysInOtherSpellingsAreTwoColumns() {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        let entry = HistoryEntry(date: Instant(seconds: 1_800_000_000), kind: .transaction, type: "renewed", entitlements: [],
+                                 fields: [(nfc, .string("composed")), (nfd, .string("decomposed"))])
+        XCTAssertEqual(entry.field(nfc), .string("composed"))
+        XCTAssertEqual(entry.field(nfd), .string("decomposed"))
+        let h = CustomerHistory(customerId: ID("alice"), requestedId: ID("alice"), requestDate: Instant(seconds: 1_800_000_000),
+                                provider: "store", incompleteReason: nil, entries: [entry], accessEnds: [],
+                                timeline: Timeline([entry], catalog: nil))
+        let rows = HistoryResult(histories: [.found(h)], asArray: false, judgedAt: nil).rows
+        let columns = rows.headers.enumerated().filter { $0.element.utf8.elementsEqual(nfc.utf8) || $0.element.utf8.elementsEqual(nfd.utf8) }
+        XCTAssertEqual(columns.count, 2, "\(rows.headers)")
+        XCTAssertEqual(columns.map { rows.values[0][$0.offset] }, ["composed", "decomposed"])
+    }
 }

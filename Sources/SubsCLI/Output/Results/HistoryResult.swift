@@ -78,10 +78,11 @@ struct HistoryResult: CommandResult {
     /// One column per field; keys a provider adds (price, currency…) follow in the order met.
     var rows: Rows {
         var fields = Self.fieldColumns
-        var known = Set(fields)
+        // Keys by their bytes, as JSON compares member names: NFC and NFD spellings are two columns.
+        var known = Set(fields.map { Array($0.utf8) })
         for case .found(let h) in histories {
             for entry in h.entries {
-                for field in entry.fields where known.insert(field.key).inserted { fields.append(field.key) }
+                for field in entry.fields where known.insert(Array(field.key.utf8)).inserted { fields.append(field.key) }
             }
         }
         let headers = ["customerId", "requestedId", "date", "kind", "type", "entitlements"] + fields + ["error"]
